@@ -1,0 +1,77 @@
+// Elementwise operations: add (also `a + b`), scale, relu, gelu (erf form, as PyTorch).
+//
+// add broadcasts like numpy without size-1 axes: the shape with fewer extents must equal the
+// trailing extents of the other ([B,10,512] + [512] adds a bias to every row).
+#pragma once
+
+#include <string>
+
+#include "../bind.hpp"
+
+namespace ctformer {
+
+struct add_op {
+    static constexpr const char* name = "add";
+};
+struct scale_op {
+    static constexpr const char* name = "scale";
+    double factor;
+    std::string detail() const { return number_text(factor); }
+};
+struct relu_op {
+    static constexpr const char* name = "relu";
+};
+struct gelu_op {  // x·Φ(x) = 0.5·x·(1 + erf(x/√2))
+    static constexpr const char* name = "gelu";
+};
+
+template <operand A, operand B>
+using add_error = first_failure_t<
+    check<broadcastable(extents_of<A>, extents_of<B>),
+          CTF_ADD_SHAPES_DIFFER<lhs_is<shape_of_t<A>>, rhs_is<shape_of_t<B>>>>,
+    outcome<names_agree_t<A, B>>>;
+
+template <operand A, operand B, class Failure = add_error<A, B>>
+    requires has_error<Failure>
+Failure add(A, B);
+
+template <operand A, operand B>
+    requires no_error<add_error<A, B>>
+auto add(A a, B b) {
+    using result = shape_from_t<broadcast(extents_of<A>, extents_of<B>)>;
+    return combine([](auto x, auto y) { return make_node<result>(add_op{}, std::move(x), std::move(y)); },
+                   std::move(a), std::move(b));
+}
+
+template <operand A, operand B, class Failure = add_error<A, B>>
+    requires has_error<Failure>
+Failure operator+(A, B);
+
+template <operand A, operand B>
+    requires no_error<add_error<A, B>>
+auto operator+(A a, B b) {
+    return add(std::move(a), std::move(b));
+}
+
+// An operation that keeps its operand's shape.
+template <class Op, operand A>
+auto same_shape_node(Op op, A a) {
+    return combine([&](auto x) { return make_node<shape_of_t<A>>(op, std::move(x)); }, std::move(a));
+}
+
+template <operand A>
+auto scale(A a, double factor) {
+    return same_shape_node(scale_op{factor}, std::move(a));
+}
+
+template <operand A>
+auto relu(A a) {
+    return same_shape_node(relu_op{}, std::move(a));
+}
+
+template <operand A>
+auto gelu(A a) {
+    return same_shape_node(gelu_op{}, std::move(a));
+}
+
+}  // namespace ctformer

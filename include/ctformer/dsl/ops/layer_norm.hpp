@@ -1,0 +1,36 @@
+// layer_norm over the last axis: (x - mean) / sqrt(var + eps) · gamma + beta, var biased (as PyTorch).
+#pragma once
+
+#include <string>
+
+#include "../bind.hpp"
+
+namespace ctformer {
+
+struct layer_norm_op {
+    static constexpr const char* name = "layer_norm";
+    double eps;
+    std::string detail() const { return "eps=" + number_text(eps); }
+};
+
+template <operand X, operand G, operand B>
+using layer_norm_error = first_failure_t<
+    check<shape_of_t<G>::rank == 1 && std::is_same_v<shape_of_t<G>, shape_of_t<B>> &&
+              last(extents_of<G>) == last(extents_of<X>),
+          CTF_LAYER_NORM_PARAMS_DO_NOT_FIT_INPUT<input_is<shape_of_t<X>>, gamma_is<shape_of_t<G>>,
+                                                 beta_is<shape_of_t<B>>>>,
+    outcome<names_agree_t<X, G, B>>>;
+
+template <operand X, operand G, operand B, class Failure = layer_norm_error<X, G, B>>
+    requires has_error<Failure>
+Failure layer_norm(X, G, B, double eps = 1e-5);
+
+template <operand X, operand G, operand B>
+    requires no_error<layer_norm_error<X, G, B>>
+auto layer_norm(X x, G gamma, B beta, double eps = 1e-5) {
+    return combine([eps](auto v, auto g, auto b) {
+        return make_node<shape_of_t<X>>(layer_norm_op{eps}, std::move(v), std::move(g), std::move(b));
+    }, std::move(x), std::move(gamma), std::move(beta));
+}
+
+}  // namespace ctformer

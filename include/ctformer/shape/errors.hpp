@@ -1,0 +1,77 @@
+// Every compile-time message ctformer gives, in one place (Eigen-style).
+//
+// A shape mistake makes the operation the user called return one of these incomplete types, so the
+// first error is at the user's own line and reads, for example:
+//   error: invalid use of incomplete type 'struct ctformer::CTF_MATMUL_INNER_EXTENTS_DIFFER<
+//          ctformer::lhs_is<ctformer::shape<10, 512> >, ctformer::rhs_is<ctformer::shape<256, 64> > >'
+// In shapes, -1 is the run-time batch extent (printed as B elsewhere).
+#pragma once
+
+#include "fixed_string.hpp"
+
+namespace ctformer {
+
+// What a message is about: shapes, numbers and names it carries.
+template <class Shape> struct lhs_is {};
+template <class Shape> struct rhs_is {};
+template <class Shape> struct input_is {};
+template <class Shape> struct weight_is {};
+template <class Shape> struct bias_is {};
+template <class Shape> struct gamma_is {};
+template <class Shape> struct beta_is {};
+template <class Shape> struct scores_is {};
+template <class Shape> struct mask_is {};
+template <class Shape> struct query_is {};
+template <class Shape> struct key_is {};
+template <class Shape> struct value_is {};
+template <class Shape> struct shape_is {};
+template <class T> struct first_is {};
+template <class T> struct second_is {};
+template <fixed_string Name> struct name_is {};
+template <int N> struct heads_is {};
+template <int N> struct kv_heads_is {};
+template <int N> struct d_model_is {};
+template <int N> struct d_ff_is {};
+template <int N> struct width_is {};
+template <int N> struct layers_is {};
+
+// ---- declarations ---------------------------------------------------------------------------------
+template <class Shape> struct CTF_BATCH_EXTENT_MUST_COME_FIRST;
+template <class Shape> struct CTF_EXTENTS_MUST_BE_POSITIVE;
+template <class Shape> struct CTF_WEIGHTS_HAVE_NO_BATCH_EXTENT;
+template <class Name, class First, class Second> struct CTF_TENSOR_NAME_DECLARED_WITH_TWO_SHAPES;
+template <class Name, class First, class Second> struct CTF_TENSOR_NAME_DECLARED_TWICE;
+
+// ---- operations -----------------------------------------------------------------------------------
+template <class Lhs, class Rhs> struct CTF_MATMUL_NEEDS_RANK_2_OR_MORE;
+template <class Lhs, class Rhs> struct CTF_MATMUL_INNER_EXTENTS_DIFFER;
+template <class Lhs, class Rhs> struct CTF_MATMUL_BATCH_EXTENTS_DIFFER;
+template <class Input> struct CTF_TRANSPOSE_NEEDS_RANK_2_OR_MORE;
+template <class Lhs, class Rhs> struct CTF_ADD_SHAPES_DIFFER;
+template <class Input, class Weight> struct CTF_LINEAR_WEIGHT_DOES_NOT_FIT_INPUT;
+template <class Weight, class... Bias> struct CTF_LINEAR_BIAS_DOES_NOT_FIT_WEIGHT;
+template <class Scores, class Mask> struct CTF_MASK_DOES_NOT_FIT_SCORES;
+template <class Mask> struct CTF_BOOLEAN_MASK_MUST_HAVE_BOOLEAN_ELEMENTS;
+template <class Mask> struct CTF_ADDITIVE_MASK_MUST_HAVE_FLOAT_ELEMENTS;
+template <class Scores> struct CTF_CAUSAL_MASK_NEEDS_RANK_2_OR_MORE;
+template <class Input, class Gamma, class Beta> struct CTF_LAYER_NORM_PARAMS_DO_NOT_FIT_INPUT;
+template <class Input, class Heads> struct CTF_HEADS_DO_NOT_DIVIDE_WIDTH;
+template <class Input> struct CTF_MERGE_HEADS_NEEDS_RANK_3_OR_MORE;
+template <class Input, class Heads> struct CTF_EXPANDED_HEADS_NOT_A_MULTIPLE;
+
+// ---- nn blocks ------------------------------------------------------------------------------------
+template <class Heads, class DModel> struct CTF_HEADS_DO_NOT_DIVIDE_D_MODEL;
+template <class KvHeads, class Heads> struct CTF_KV_HEADS_DO_NOT_DIVIDE_HEADS;
+template <class DFF> struct CTF_D_FF_MUST_BE_POSITIVE;
+template <class DModel> struct CTF_POSITIONAL_ENCODING_NEEDS_EVEN_D_MODEL;
+template <class Input, class DModel> struct CTF_INPUT_WIDTH_IS_NOT_D_MODEL;
+template <class Key, class Value> struct CTF_KEY_AND_VALUE_LENGTHS_DIFFER;
+template <class Query, class Key> struct CTF_QUERY_AND_KEY_BATCH_DIFFER;
+template <class Query, class Key, class Value> struct CTF_ATTENTION_INPUTS_DO_NOT_FIT;
+template <class Layers> struct CTF_ENCODER_NEEDS_ONE_LAYER_OR_MORE;
+
+// An internal invariant broke: this is ctformer's bug, not yours. Please report it with the code
+// that triggered it.
+template <class What> struct CTF_INTERNAL_ERROR_PLEASE_REPORT;
+
+}  // namespace ctformer
