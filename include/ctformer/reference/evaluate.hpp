@@ -1,0 +1,114 @@
+// The reference evaluator: a Boost.YAP transform that computes any expression in double precision,
+// one operation at a time, with the formulas of ops.hpp. Inputs and weights come by name; the batch
+// extent is read from the batched inputs (and must agree among them); each bound intermediate is
+// computed once.
+//
+//   ctf::tensor_map inputs{{"x", x}, {"W", w}};
+//   ctf::host_tensor<double> y = ctf::reference::evaluate(expr, inputs);
+#pragma once
+
+#include <optional>
+#include <tuple>
+
+#include "../dsl/bind.hpp"
+#include "ops.hpp"
+
+namespace ctformer::reference {
+
+class evaluator {
+public:
+    explicit evaluator(const tensor_map& inputs) : inputs_(inputs) {}
+    explicit evaluator(tensor_map&&) = delete;  // the inputs must outlive the evaluator
+
+    template <expression E>
+    value operator()(const E& e) {
+        return yap::transform(e, transform{*this});
+    }
+
+    // Each binding once, in order, then the result.
+    template <class Result, class... Bindings>
+    value operator()(const graph<Result, Bindings...>& g) {
+        std::apply([&](const auto&... b) { (bound_.insert_or_assign(std::string(b.name.view()), (*this)(b.definition)), ...); },
+                   g.bindings);
+        return (*this)(g.result);
+    }
+
+    // A bound intermediate computed by an earlier call, e.g. "attn_weights".
+    const value& intermediate(std::string_view name) const {
+        const auto found = bound_.find(name);
+        if (found == bound_.end()) throw missing_tensor(std::string(name), "(a bound intermediate)");
+        return found->second;
+    }
+
+private:
+    using terminal_tag = yap::expr_tag<yap::expr_kind::terminal>;
+    using call_tag = yap::expr_tag<yap::expr_kind::call>;
+
+    struct transform {
+        evaluator& self;
+
+        template <fixed_string Name, class Shape, role Role, dtype Dtype>
+        value operator()(terminal_tag, const tensor<Name, Shape, Role, Dtype>&) const {
+            return self.read<Shape>(Name.view());
+        }
+
+        template <fixed_string Name, class Shape, dtype Dtype>
+        value operator()(terminal_tag, const bound<Name, Shape, Dtype>&) const {
+            return self.bound_.at(std::string(Name.view()));  // computed before: graphs are in order
+        }
+
+        template <class Table, int Rows, int Cols>
+        value operator()(terminal_tag, const constant<Table, shape<Rows, Cols>>&) const {
+            value table({Rows, Cols});
+            for (int r = 0; r < Rows; ++r)
+                for (int c = 0; c < Cols; ++c) table[r * Cols + c] = Table::at(r, c, Cols);
+            return table;
+        }
+
+        template <class Op, class Shape, class... Children>
+        value operator()(call_tag, const node<Op, Shape>& n, const Children&... children) const {
+            // Operands first, left to right: they set the batch extent the result's dims need.
+            std::tuple<decltype(operand(children))...> operands{operand(children)...};
+            return std::apply([&](const auto&... v) { return apply(n.op, self.dims<Shape>(), v...); }, operands);
+        }
+
+        // YAP hands terminal children over as their leaves, other children as expressions.
+        template <class Child>
+        value operand(const Child& child) const {
+            if constexpr (expression<Child>) return self(child);
+            else return (*this)(terminal_tag{}, child);
+        }
+    };
+
+    template <class Shape>
+    dims_t dims() const {
+        dims_t result;
+        for (int e : Shape::extents) result.push_back(e == batch ? batch_.value() : static_cast<std::size_t>(e));
+        return result;
+    }
+
+    template <class Shape>
+    value read(std::string_view name) {
+        const auto found = inputs_.find(name);
+        if (found == inputs_.end()) throw missing_tensor(std::string(name), ctformer::to_string<Shape>());
+        const host_tensor<float>& given = found->second;
+        if (Shape::batched && !batch_ && given.dims.size() == Shape::rank) batch_ = given.dims[0];
+        if (given.dims.size() != Shape::rank || given.dims != dims<Shape>()) {
+            const std::string batch_text = Shape::batched && batch_ ? " with B=" + std::to_string(*batch_) : "";
+            throw shape_mismatch(std::string(name), ctformer::to_string<Shape>() + batch_text,
+                                 ctformer::to_string(given.dims));
+        }
+        return value(given.dims, {given.data.begin(), given.data.end()});
+    }
+
+    const tensor_map& inputs_;
+    std::optional<std::size_t> batch_;
+    std::map<std::string, value, std::less<>> bound_;
+};
+
+template <operand E>
+value evaluate(const E& e, const tensor_map& inputs) {
+    return evaluator(inputs)(e);
+}
+
+}  // namespace ctformer::reference

@@ -1,0 +1,178 @@
+// What every operation means, as plain loops in double precision: the oracle every kernel is tested
+// against. Each function takes the result's dims (the node's static shape with the batch filled in)
+// and its operands; broadcast operands repeat, since their dims are the trailing dims of the result.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "../dsl/ops/heads.hpp"
+#include "../dsl/ops/layer_norm.hpp"
+#include "../dsl/ops/mask.hpp"
+#include "../dsl/ops/matmul.hpp"
+#include "../dsl/ops/softmax.hpp"
+#include "../runtime/host_tensor.hpp"
+
+namespace ctformer::reference {
+
+using value = host_tensor<double>;
+
+inline constexpr double minus_infinity = -std::numeric_limits<double>::infinity();
+
+// The extent `from_end` places before the last (0: the last extent).
+inline std::size_t extent(const dims_t& dims, std::size_t from_end = 0) {
+    return dims[dims.size() - 1 - from_end];
+}
+
+// C[n] = A[n mod |A|] · B[n mod |B|] for every matrix n of the result.
+inline value apply(matmul_op, const dims_t& out, const value& a, const value& b) {
+    const std::size_t m = extent(a.dims, 1), k = extent(a.dims), n = extent(b.dims);
+    const std::size_t a_count = a.size() / (m * k), b_count = b.size() / (k * n);
+    value c(out);
+    for (std::size_t batch = 0; batch < c.size() / (m * n); ++batch) {
+        const double* A = &a[(batch % a_count) * m * k];
+        const double* B = &b[(batch % b_count) * k * n];
+        double* C = &c[batch * m * n];
+        for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+                double sum = 0;
+                for (std::size_t p = 0; p < k; ++p) sum += A[i * k + p] * B[p * n + j];
+                C[i * n + j] = sum;
+            }
+    }
+    return c;
+}
+
+// Y[..., j, i] = X[..., i, j]
+inline value apply(transpose_op, const dims_t& out, const value& x) {
+    const std::size_t rows = extent(x.dims, 1), cols = extent(x.dims);
+    value y(out);
+    for (std::size_t base = 0; base < x.size(); base += rows * cols)
+        for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t j = 0; j < cols; ++j) y[base + j * rows + i] = x[base + i * cols + j];
+    return y;
+}
+
+inline value apply(add_op, const dims_t& out, const value& a, const value& b) {
+    value y(out);
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = a[i % a.size()] + b[i % b.size()];
+    return y;
+}
+
+template <class F>
+value map(const dims_t& out, const value& x, F f) {
+    value y(out);
+    std::transform(x.data.begin(), x.data.end(), y.data.begin(), f);
+    return y;
+}
+
+inline value apply(scale_op op, const dims_t& out, const value& x) {
+    return map(out, x, [&](double v) { return v * op.factor; });
+}
+
+inline value apply(relu_op, const dims_t& out, const value& x) {
+    return map(out, x, [](double v) { return std::max(v, 0.0); });
+}
+
+inline value apply(gelu_op, const dims_t& out, const value& x) {
+    return map(out, x, [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); });
+}
+
+// Over the last axis: exp(x - max) / Σ exp(x - max); a row with every entry -inf gives zeros.
+inline value apply(softmax_op, const dims_t& out, const value& x) {
+    const std::size_t n = extent(x.dims);
+    value y(out);
+    for (std::size_t row = 0; row < x.size(); row += n) {
+        const double max = *std::max_element(&x[row], &x[row] + n);
+        if (max == minus_infinity) continue;
+        double sum = 0;
+        for (std::size_t j = 0; j < n; ++j) sum += y[row + j] = std::exp(x[row + j] - max);
+        for (std::size_t j = 0; j < n; ++j) y[row + j] /= sum;
+    }
+    return y;
+}
+
+// Scores [..., Lq, Lk]; a score whose key may not be attended becomes -inf.
+template <mask_kind Kind>
+value apply(mask_op<Kind>, const dims_t& out, const value& scores) {
+    static_assert(Kind == mask_kind::causal || Kind == mask_kind::causal_bottom_right);
+    const std::size_t lq = extent(out, 1), lk = extent(out);
+    const std::size_t shift = Kind == mask_kind::causal_bottom_right && lk > lq ? lk - lq : 0;
+    const std::size_t cut = Kind == mask_kind::causal_bottom_right && lq > lk ? lq - lk : 0;
+    value y = scores;
+    for (std::size_t base = 0; base < y.size(); base += lq * lk)
+        for (std::size_t i = 0; i < lq; ++i)
+            for (std::size_t j = 0; j < lk; ++j)
+                if (j + cut > i + shift) y[base + i * lk + j] = minus_infinity;
+    return y;
+}
+
+template <mask_kind Kind>
+value apply(mask_op<Kind>, const dims_t& out, const value& scores, const value& m) {
+    const std::size_t lk = extent(out);
+    const std::size_t per_sequence = scores.size() / (m.dims.size() == 2 ? m.dims[0] : 1);
+    value y = scores;
+    for (std::size_t i = 0; i < y.size(); ++i) {
+        if constexpr (Kind == mask_kind::additive) {
+            y[i] += m[i % m.size()];
+        } else {
+            const bool attended = Kind == mask_kind::attend
+                                      ? m[i % m.size()] != 0
+                                      : m[(i / per_sequence) * lk + i % lk] != 0;  // key_padding
+            if (!attended) y[i] = minus_infinity;
+        }
+    }
+    return y;
+}
+
+// Over the last axis: (x - mean) / sqrt(var + eps) · gamma + beta, var = mean((x - mean)²).
+inline value apply(layer_norm_op op, const dims_t& out, const value& x, const value& gamma, const value& beta) {
+    const std::size_t n = extent(x.dims);
+    value y(out);
+    for (std::size_t row = 0; row < x.size(); row += n) {
+        double mean = 0, var = 0;
+        for (std::size_t j = 0; j < n; ++j) mean += x[row + j] / n;
+        for (std::size_t j = 0; j < n; ++j) var += (x[row + j] - mean) * (x[row + j] - mean) / n;
+        for (std::size_t j = 0; j < n; ++j)
+            y[row + j] = (x[row + j] - mean) / std::sqrt(var + op.eps) * gamma[j] + beta[j];
+    }
+    return y;
+}
+
+// [..., L, H·D] -> [..., H, L, D]: Y[o, h, l, d] = X[o, l, h·D + d]
+inline value apply(split_heads_op, const dims_t& out, const value& x) {
+    const std::size_t heads = extent(out, 2), len = extent(out, 1), d = extent(out);
+    value y(out);
+    for (std::size_t o = 0; o < y.size(); o += heads * len * d)
+        for (std::size_t h = 0; h < heads; ++h)
+            for (std::size_t l = 0; l < len; ++l)
+                for (std::size_t c = 0; c < d; ++c)
+                    y[o + (h * len + l) * d + c] = x[o + l * heads * d + h * d + c];
+    return y;
+}
+
+// [..., H, L, D] -> [..., L, H·D]: Y[o, l, h·D + d] = X[o, h, l, d]
+inline value apply(merge_heads_op, const dims_t& out, const value& x) {
+    const std::size_t heads = extent(x.dims, 2), len = extent(x.dims, 1), d = extent(x.dims);
+    value y(out);
+    for (std::size_t o = 0; o < y.size(); o += heads * len * d)
+        for (std::size_t h = 0; h < heads; ++h)
+            for (std::size_t l = 0; l < len; ++l)
+                for (std::size_t c = 0; c < d; ++c)
+                    y[o + l * heads * d + h * d + c] = x[o + (h * len + l) * d + c];
+    return y;
+}
+
+// [..., G, L, D] -> [..., H, L, D]: head h reads group h / (H / G)
+inline value apply(expand_heads_op, const dims_t& out, const value& x) {
+    const std::size_t heads = extent(out, 2), groups = extent(x.dims, 2);
+    const std::size_t slice = extent(out, 1) * extent(out);
+    value y(out);
+    for (std::size_t o = 0; o < y.size() / (heads * slice); ++o)
+        for (std::size_t h = 0; h < heads; ++h)
+            std::copy_n(&x[(o * groups + h / (heads / groups)) * slice], slice, &y[(o * heads + h) * slice]);
+    return y;
+}
+
+}  // namespace ctformer::reference

@@ -1,0 +1,51 @@
+// A dense row-major tensor in ordinary memory, with run-time dims: what users hand to ctformer and
+// what the reference evaluator returns.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "errors.hpp"
+
+namespace ctformer {
+
+using dims_t = std::vector<std::size_t>;
+
+inline std::size_t element_count(const dims_t& dims) {
+    return std::accumulate(dims.begin(), dims.end(), std::size_t{1}, std::multiplies<>{});
+}
+
+// "[2,10,512]"
+inline std::string to_string(const dims_t& dims) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? "," : "") + std::to_string(dims[i]);
+    return text + "]";
+}
+
+template <class T>
+struct host_tensor {
+    dims_t dims;
+    std::vector<T> data;
+
+    host_tensor() = default;
+    explicit host_tensor(dims_t shape) : dims(std::move(shape)), data(element_count(dims)) {}
+    host_tensor(dims_t shape, std::vector<T> values) : dims(std::move(shape)), data(std::move(values)) {
+        if (data.size() != element_count(dims))
+            throw error("ctformer: " + std::to_string(data.size()) + " values cannot fill shape " +
+                        to_string(dims));
+    }
+
+    std::size_t size() const { return data.size(); }
+    T& operator[](std::size_t i) { return data[i]; }
+    const T& operator[](std::size_t i) const { return data[i]; }
+};
+
+// Inputs and weights by name. Boolean masks are given as floats: non-zero means true.
+using tensor_map = std::map<std::string, host_tensor<float>, std::less<>>;
+
+}  // namespace ctformer
