@@ -1,0 +1,24 @@
+// ctformer: declare attention and encoder graphs with compile-time shapes.
+// The core header: the DSL, the nn:: blocks and the reference evaluator. Printing lives in
+// <ctformer/inspect/print.hpp>.
+#pragma once
+
+#include "dsl/bind.hpp"
+#include "dsl/expr.hpp"
+#include "dsl/nn/attention.hpp"
+#include "dsl/nn/config.hpp"
+#include "dsl/nn/encoder.hpp"
+#include "dsl/nn/feed_forward.hpp"
+#include "dsl/nn/positional_encoding.hpp"
+#include "dsl/ops/elementwise.hpp"
+#include "dsl/ops/heads.hpp"
+#include "dsl/ops/layer_norm.hpp"
+#include "dsl/ops/mask.hpp"
+#include "dsl/ops/matmul.hpp"
+#include "dsl/ops/softmax.hpp"
+#include "dsl/tensor.hpp"
+#include "reference/evaluate.hpp"
+#include "runtime/errors.hpp"
+#include "runtime/host_tensor.hpp"
+
+namespace ctf = ctformer;

@@ -1,0 +1,90 @@
+// The Transformer encoder layer and stack, as PyTorch's nn.TransformerEncoderLayer/-Encoder:
+//   post-LN (the seeds):  h = LN1(x + MHA(x));  y = LN2(h + FFN(h))
+//   pre-LN:               h = x + MHA(LN1(x));  y = h + FFN(LN2(h))
+// Weights: {Prefix}self_attn.*, {Prefix}linear1.*, {Prefix}linear2.*, {Prefix}norm1.*,
+// {Prefix}norm2.*; encoder<cfg, N> prefixes layer i with "layers.i.". Values used twice are bound
+// ({Prefix}input, {Prefix}norm1, ..., {Prefix}output), so depth adds bindings, not tree size.
+#pragma once
+
+#include "../ops/layer_norm.hpp"
+#include "attention.hpp"
+#include "feed_forward.hpp"
+
+namespace ctformer::nn {
+
+template <config C, fixed_string Prefix>
+struct encoder_layer_block {
+    template <fixed_string Name>
+    static constexpr auto named = Prefix + Name;
+
+    template <fixed_string Norm, operand X>
+    static auto norm(X x) {
+        return layer_norm(std::move(x), weight<Norm + fixed_string(".weight"), C.d_model>(),
+                          weight<Norm + fixed_string(".bias"), C.d_model>(), C.eps);
+    }
+
+    template <operand X, mask_descriptor... M>
+    static auto build(X x_in, M... masks) {
+        return on_result(bind_unless_leaf<named<"input">>(std::move(x_in)),
+                         [&](auto x) { return sublayers(x, std::move(masks)...); });
+    }
+
+    template <expression X, mask_descriptor... M>
+    static auto sublayers(X x, M... masks) {
+        constexpr auto attn = named<"self_attn.">;
+        if constexpr (C.norm == norm_position::post) {
+            auto attended = multi_head_attention<C, attn>(x, x, x, std::move(masks)...);
+            auto h = bind<named<"norm1">>(norm<named<"norm1">>(x + std::move(attended)));
+            return bind<named<"output">>(norm<named<"norm2">>(h + feed_forward<C, Prefix>(h)));
+        } else {
+            auto normed = bind<named<"norm1">>(norm<named<"norm1">>(x));
+            auto h = bind<named<"residual1">>(x + multi_head_attention<C, attn>(normed, normed, normed, std::move(masks)...));
+            return bind<named<"output">>(h + feed_forward<C, Prefix>(norm<named<"norm2">>(h)));
+        }
+    }
+};
+
+template <config C, fixed_string Prefix, operand X, mask_descriptor... M>
+using encoder_layer_error = mha_error<C, Prefix + fixed_string("self_attn."), X, X, X, M...>;
+
+template <config C, fixed_string Prefix = "", operand X, mask_descriptor... M, class Failure = encoder_layer_error<C, Prefix, X, M...>>
+    requires has_error<Failure>
+Failure encoder_layer(X, M...);
+
+template <config C, fixed_string Prefix = "", operand X, mask_descriptor... M>
+    requires no_error<encoder_layer_error<C, Prefix, X, M...>>
+auto encoder_layer(X x, M... masks) {
+    return encoder_layer_block<C, Prefix>::build(std::move(x), std::move(masks)...);
+}
+
+template <fixed_string Prefix, int Layer>
+inline constexpr auto layer_prefix = Prefix + fixed_string("layers.") + decimal<Layer>() + fixed_string(".");
+
+template <config C, int Layers, fixed_string Prefix, int Layer, operand X, mask_descriptor... M>
+auto encoder_from(X x, M... masks) {
+    if constexpr (Layer == Layers) {
+        return x;
+    } else {
+        auto y = encoder_layer_block<C, layer_prefix<Prefix, Layer>>::build(std::move(x), masks...);
+        return encoder_from<C, Layers, Prefix, Layer + 1>(std::move(y), std::move(masks)...);
+    }
+}
+
+template <config C, int Layers, fixed_string Prefix, operand X, mask_descriptor... M>
+using encoder_error =
+    first_failure_t<check<(Layers >= 1), CTF_ENCODER_NEEDS_ONE_LAYER_OR_MORE<layers_is<Layers>>>,
+                    outcome<encoder_layer_error<C, layer_prefix<Prefix, 0>, X, M...>>>;
+
+template <config C, int Layers, fixed_string Prefix = "", operand X, mask_descriptor... M,
+          class Failure = encoder_error<C, Layers, Prefix, X, M...>>
+    requires has_error<Failure>
+Failure encoder(X, M...);
+
+// N encoder layers; the output of layer i is bound as "layers.i.output".
+template <config C, int Layers, fixed_string Prefix = "", operand X, mask_descriptor... M>
+    requires no_error<encoder_error<C, Layers, Prefix, X, M...>>
+auto encoder(X x, M... masks) {
+    return encoder_from<C, Layers, Prefix, 0>(std::move(x), std::move(masks)...);
+}
+
+}  // namespace ctformer::nn
