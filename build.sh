@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The two quickstart commands:
+#   ./build.sh demo   build and run the main demo
+#   ./build.sh test   build and run every test
+# Missing Debian packages are installed when run as root, or named in the exact apt-get line to run.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+what=${1:-}
+if [[ $what != demo && $what != test ]]; then
+    echo "usage: ./build.sh demo|test" >&2
+    exit 2
+fi
+
+# Each entry: a package, or alternatives separated by '|' (the first is installed when none is).
+packages=(cmake g++ "libboost-dev|libboost1.81-dev" libgtest-dev ccache)
+missing=()
+for entry in "${packages[@]}"; do
+    found=
+    for package in ${entry//|/ }; do
+        if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then found=1; fi
+    done
+    [[ -n $found ]] || missing+=("${entry%%|*}")
+done
+if ((${#missing[@]})); then
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        echo "installing ${missing[*]}"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+    else
+        echo "missing packages; run: sudo apt-get install -y ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+
+jobs=$(nproc)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+if [[ $what == demo ]]; then
+    cmake --build build --target seeds_demo -j "$jobs"
+    build/examples/seeds_demo
+else
+    cmake --build build -j "$jobs"
+    ctest --test-dir build -j "$jobs" --output-on-failure
+fi
