@@ -92,19 +92,24 @@ auto result_of(T t) {
 // f applied to the operands' results; the operands' bindings carried along.
 template <class F, operand... Operands>
 auto combine(F f, Operands... operands) {
-    if constexpr ((expression<Operands> && ...))
+    if constexpr ((expression<Operands> && ...)) {
         return f(std::move(operands)...);
-    else
-        return detail::make_graph(detail::merge_bindings(bindings_of(operands)...),
-                                  f(result_of(std::move(operands))...));
+    } else {
+        auto bindings = detail::merge_bindings(bindings_of(operands)...);
+        return detail::make_graph(std::move(bindings), f(result_of(std::move(operands))...));
+    }
 }
 
 // build(x's result), with x's bindings kept in front. Blocks build on the result leaf, so the long
 // binding list of everything before them is joined once, not carried through every operation.
 template <operand X, class Build>
 auto on_result(X x, Build build) {
-    if constexpr (expression<X>) return build(std::move(x));
-    else return combine([](auto, auto built) { return built; }, std::move(x), build(std::move(x.result)));
+    if constexpr (expression<X>) {
+        return build(std::move(x));
+    } else {
+        auto built = build(x.result);
+        return combine([](auto, auto b) { return b; }, std::move(x), std::move(built));
+    }
 }
 
 template <fixed_string Name, operand Definition>

@@ -7,16 +7,17 @@
 //   result [B,_10,_512] =
 //     add [B,_10,_512]
 //       matmul [B,_10,_512]
-//         %attn_weights [B,_8,_10,_10]
-//         ...
+//         merge_heads [B,_10,_512]
+//           matmul [B,_8,_10,_64]
+//             %attn_weights [B,_8,_10,_10]
+//             ...
 // A graph prints each binding as a `let`, in the order they are computed, then its result; a bound
 // intermediate appears as %name where it is used.
 #pragma once
 
 #include <ostream>
-#include <tuple>
-#include <sstream>
 #include <string>
+#include <tuple>
 
 #include "../dsl/bind.hpp"
 
@@ -27,81 +28,72 @@ namespace detail {
 template <class T>
 concept has_detail = requires(const T& t) { t.detail(); };
 
-class printer {
-public:
-    template <expression E>
-    std::string program(const E& e) {
-        return tree(e, 0);
-    }
-
-    template <class Result, class... Bindings>
-    std::string program(const graph<Result, Bindings...>& g) {
-        std::string text;
-        std::apply([&](const auto&... b) { ((text += let(b)), ...); }, g.bindings);
-        return text + "result " + to_string<shape_of_t<Result>>() + " =\n" + tree(g.result, 1);
-    }
-
-private:
+// A YAP transform from a tree to its text, `depth` levels deep.
+struct tree_printer {
     using terminal_tag = yap::expr_tag<yap::expr_kind::terminal>;
     using call_tag = yap::expr_tag<yap::expr_kind::call>;
 
-    struct transform {
-        printer& self;
-        int depth;
+    int depth;
 
-        template <fixed_string Name, class Shape, role Role, dtype Dtype>
-        std::string operator()(terminal_tag, const tensor<Name, Shape, Role, Dtype>&) const {
-            const char* kind = Role == role::weight ? "weight " : Dtype == dtype::boolean ? "bool input " : "input ";
-            return line(kind + std::string(Name.view()), to_string<Shape>());
-        }
-
-        template <fixed_string Name, class Shape, dtype Dtype>
-        std::string operator()(terminal_tag, const bound<Name, Shape, Dtype>&) const {
-            return line("%" + std::string(Name.view()), to_string<Shape>());
-        }
-
-        template <class Table, class Shape>
-        std::string operator()(terminal_tag, const constant<Table, Shape>&) const {
-            return line(std::string("constant ") + Table::name, to_string<Shape>());
-        }
-
-        template <class Op, class Shape, class... Children>
-        std::string operator()(call_tag, const node<Op, Shape>& n, const Children&... children) const {
-            std::string label = Op::name;
-            if constexpr (has_detail<Op>) label += std::string(" ") + n.op.detail();
-            return (line(label, to_string<Shape>()) + ... + child(children));
-        }
-
-        template <class Child>
-        std::string child(const Child& c) const {
-            const transform deeper{self, depth + 1};
-            if constexpr (expression<Child>) return yap::transform(c, deeper);
-            else return deeper(terminal_tag{}, c);
-        }
-
-        std::string line(const std::string& label, const std::string& shape) const {
-            return std::string(2 * depth, ' ') + label + " " + shape + "\n";
-        }
-    };
-
-    template <expression E>
-    std::string tree(const E& e, int depth) {
-        return yap::transform(e, transform{*this, depth});
+    template <fixed_string Name, class Shape, role Role, dtype Dtype>
+    std::string operator()(terminal_tag, const tensor<Name, Shape, Role, Dtype>&) const {
+        const char* kind = Role == role::weight ? "weight " : Dtype == dtype::boolean ? "bool input " : "input ";
+        return line(std::string(kind).append(Name.view()), to_string<Shape>());
     }
 
-    template <class Binding>
-    std::string let(const Binding& b) {
-        using definition = decltype(b.definition);
-        return "let " + std::string(b.name.view()) + " " + to_string<shape_of_t<definition>>() + " =\n" +
-               tree(b.definition, 1);
+    template <fixed_string Name, class Shape, dtype Dtype>
+    std::string operator()(terminal_tag, const bound<Name, Shape, Dtype>&) const {
+        return line(std::string("%").append(Name.view()), to_string<Shape>());
+    }
+
+    template <class Table, class Shape>
+    std::string operator()(terminal_tag, const constant<Table, Shape>&) const {
+        return line(std::string("constant ") + Table::name, to_string<Shape>());
+    }
+
+    template <class Op, class Shape, class... Children>
+    std::string operator()(call_tag, const node<Op, Shape>& n, const Children&... children) const {
+        std::string label = Op::name;
+        if constexpr (has_detail<Op>) label += std::string(" ") + n.op.detail();
+        return (line(label, to_string<Shape>()) + ... + child(children));
+    }
+
+    // YAP hands terminal children over as their leaves, other children as expressions.
+    template <class Child>
+    std::string child(const Child& c) const {
+        const tree_printer deeper{depth + 1};
+        if constexpr (expression<Child>) return yap::transform(c, deeper);
+        else return deeper(terminal_tag{}, c);
+    }
+
+    std::string line(const std::string& label, const std::string& shape) const {
+        return std::string(2 * depth, ' ') + label + " " + shape + "\n";
     }
 };
+
+template <expression E>
+std::string tree(const E& e, int depth) {
+    return yap::transform(e, tree_printer{depth});
+}
+
+template <class Binding>
+std::string let(const Binding& b) {
+    using definition = decltype(b.definition);
+    return std::string("let ").append(b.name.view()) + " " + to_string<shape_of_t<definition>>() + " =\n" +
+           tree(b.definition, 1);
+}
 
 }  // namespace detail
 
 template <operand E>
 std::string to_string(const E& e) {
-    return detail::printer{}.program(e);
+    if constexpr (expression<E>) {
+        return detail::tree(e, 0);
+    } else {
+        std::string text;
+        std::apply([&](const auto&... b) { ((text += detail::let(b)), ...); }, e.bindings);
+        return text + "result " + to_string<shape_of_t<E>>() + " =\n" + detail::tree(e.result, 1);
+    }
 }
 
 template <operand E>

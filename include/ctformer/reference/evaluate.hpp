@@ -94,7 +94,8 @@ private:
         const host_tensor<float>& given = found->second;
         if (Shape::batched && !batch_ && given.dims.size() == Shape::rank) batch_ = given.dims[0];
         if (given.dims.size() != Shape::rank || given.dims != dims<Shape>()) {
-            const std::string batch_text = Shape::batched && batch_ ? " with B=" + std::to_string(*batch_) : "";
+            const std::string batch_text =
+                Shape::batched && batch_ ? std::string(" with B=") + std::to_string(*batch_) : "";
             throw shape_mismatch(std::string(name), ctformer::to_string<Shape>() + batch_text,
                                  ctformer::to_string(given.dims));
         }

@@ -87,7 +87,10 @@ inline value apply(softmax_op, const dims_t& out, const value& x) {
         const double max = *std::max_element(&x[row], &x[row] + n);
         if (max == minus_infinity) continue;
         double sum = 0;
-        for (std::size_t j = 0; j < n; ++j) sum += y[row + j] = std::exp(x[row + j] - max);
+        for (std::size_t j = 0; j < n; ++j) {
+            y[row + j] = std::exp(x[row + j] - max);
+            sum += y[row + j];
+        }
         for (std::size_t j = 0; j < n; ++j) y[row + j] /= sum;
     }
     return y;

@@ -23,7 +23,10 @@ inline std::size_t element_count(const dims_t& dims) {
 // "[2,10,512]"
 inline std::string to_string(const dims_t& dims) {
     std::string text = "[";
-    for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? "," : "") + std::to_string(dims[i]);
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+        if (i) text += ',';
+        text += std::to_string(dims[i]);
+    }
     return text + "]";
 }
 
@@ -36,7 +39,7 @@ struct host_tensor {
     explicit host_tensor(dims_t shape) : dims(std::move(shape)), data(element_count(dims)) {}
     host_tensor(dims_t shape, std::vector<T> values) : dims(std::move(shape)), data(std::move(values)) {
         if (data.size() != element_count(dims))
-            throw error("ctformer: " + std::to_string(data.size()) + " values cannot fill shape " +
+            throw error(std::string("ctformer: ") + std::to_string(data.size()) + " values cannot fill shape " +
                         to_string(dims));
     }
 

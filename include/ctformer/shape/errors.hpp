@@ -32,7 +32,6 @@ template <int N> struct heads_is {};
 template <int N> struct kv_heads_is {};
 template <int N> struct d_model_is {};
 template <int N> struct d_ff_is {};
-template <int N> struct width_is {};
 template <int N> struct layers_is {};
 
 // ---- declarations ---------------------------------------------------------------------------------
@@ -69,9 +68,5 @@ template <class Key, class Value> struct CTF_KEY_AND_VALUE_LENGTHS_DIFFER;
 template <class Query, class Key> struct CTF_QUERY_AND_KEY_BATCH_DIFFER;
 template <class Query, class Key, class Value> struct CTF_ATTENTION_INPUTS_DO_NOT_FIT;
 template <class Layers> struct CTF_ENCODER_NEEDS_ONE_LAYER_OR_MORE;
-
-// An internal invariant broke: this is ctformer's bug, not yours. Please report it with the code
-// that triggered it.
-template <class What> struct CTF_INTERNAL_ERROR_PLEASE_REPORT;
 
 }  // namespace ctformer

@@ -29,11 +29,6 @@ constexpr fixed_string<A + B> operator+(const fixed_string<A>& a, const fixed_st
     return joined;
 }
 
-template <std::size_t A, std::size_t B>
-constexpr bool operator==(const fixed_string<A>& a, const fixed_string<B>& b) {
-    return a.view() == b.view();
-}
-
 // The decimal digits of a non-negative number, e.g. a layer index in "layers.3.".
 template <int Value>
 constexpr auto decimal() {

@@ -113,7 +113,12 @@ std::string to_string() {
     std::string text = "[";
     for (std::size_t i = 0; i < S::rank; ++i) {
         if (i) text += ',';
-        text += S::extents[i] == batch ? std::string("B") : "_" + std::to_string(S::extents[i]);
+        if (S::extents[i] == batch) {
+            text += 'B';
+        } else {
+            text += '_';
+            text += std::to_string(S::extents[i]);
+        }
     }
     return text + "]";
 }

@@ -79,6 +79,12 @@ auto scaled_dot_product_attention(Q q, K k, V v, Masks... masks) {
 
 // ---- multi-head attention -------------------------------------------------------------------------
 
+template <class Output, class Weights>
+struct attention_result {
+    Output output;    // [..., Lq, d_model]
+    Weights weights;  // [..., heads, Lq, Lk], bound as {Prefix}attn_weights
+};
+
 template <config C, fixed_string Prefix>
 struct attention_block {
     static constexpr int heads = C.heads;
@@ -106,21 +112,20 @@ struct attention_block {
         else return expand_heads<heads>(std::move(split));
     }
 
-    // Returns {weights, output} where output reads weights (bound or not, as the caller chose).
-    template <bool BindWeights, operand Q, operand K, operand V, mask_descriptor... Masks>
+    // The output [..., Lq, d_model]; with WithWeights, {output, weights} with the weights bound.
+    template <bool WithWeights, operand Q, operand K, operand V, mask_descriptor... Masks>
     static auto build(Q q_in, K k_in, V v_in, Masks... masks) {
         auto [wq, bq, wk, bk, wv, bv, wo, bo] = make_weights();
         auto q = project<heads>(std::move(q_in), wq, bq);
         auto k = project<groups>(std::move(k_in), wk, bk);
         auto v = project<groups>(std::move(v_in), wv, bv);
         auto probabilities = attention_weights(std::move(q), std::move(k), std::move(masks)...);
-        if constexpr (BindWeights) {
+        auto attend = [&](auto p) { return linear(merge_heads(matmul(std::move(p), std::move(v))), wo, bo); };
+        if constexpr (WithWeights) {
             auto weights = bind<Prefix + fixed_string("attn_weights")>(std::move(probabilities));
-            auto output = linear(merge_heads(matmul(weights, std::move(v))), wo, bo);
-            return std::pair{weights, output};
+            return attention_result{attend(weights), weights};
         } else {
-            auto output = linear(merge_heads(matmul(std::move(probabilities), std::move(v))), wo, bo);
-            return std::pair{0, output};
+            return attend(std::move(probabilities));
         }
     }
 };
@@ -154,8 +159,7 @@ template <config C, fixed_string Prefix = "", operand Q, operand K, operand V, m
     requires no_error<mha_error<C, Prefix, Q, K, V, M...>>
 auto multi_head_attention(Q q_in, K k_in, V v_in, M... masks) {
     return attention_block<C, Prefix>::template build<false>(std::move(q_in), std::move(k_in), std::move(v_in),
-                                                             std::move(masks)...)
-        .second;
+                                                             std::move(masks)...);
 }
 
 template <config C, fixed_string Prefix = "", operand X, mask_descriptor... M, class Failure = mha_error<C, Prefix, X, X, X, M...>>
@@ -171,11 +175,6 @@ auto multi_head_attention(X x, M... masks) {
     });
 }
 
-template <class Output, class Weights>
-struct attention_result {
-    Output output;    // [..., Lq, d_model]
-    Weights weights;  // [..., heads, Lq, Lk], bound as {Prefix}attn_weights
-};
 
 template <config C, fixed_string Prefix = "", operand Q, operand K, operand V, mask_descriptor... M, class Failure = mha_error<C, Prefix, Q, K, V, M...>>
     requires has_error<Failure>
@@ -184,9 +183,8 @@ Failure multi_head_attention_with_weights(Q, K, V, M...);
 template <config C, fixed_string Prefix = "", operand Q, operand K, operand V, mask_descriptor... M>
     requires no_error<mha_error<C, Prefix, Q, K, V, M...>>
 auto multi_head_attention_with_weights(Q q_in, K k_in, V v_in, M... masks) {
-    auto [weights, output] = attention_block<C, Prefix>::template build<true>(
-        std::move(q_in), std::move(k_in), std::move(v_in), std::move(masks)...);
-    return attention_result<decltype(output), decltype(weights)>{output, weights};
+    return attention_block<C, Prefix>::template build<true>(std::move(q_in), std::move(k_in), std::move(v_in),
+                                                            std::move(masks)...);
 }
 
 }  // namespace ctformer::nn
