@@ -113,7 +113,8 @@ auto on_result(X x, Build build) {
 }
 
 template <fixed_string Name, operand Definition>
-using bind_error = names_agree_t<Definition, terminal_t<bound<Name, shape_of_t<Definition>, dtype_of<Definition>>>>;
+using bind_error =
+    names_agree_t<Definition, terminal_t<bound<Name, shape_of_t<Definition>, dtype_of<Definition>>>>;
 
 template <fixed_string Name, operand Definition, class Failure = bind_error<Name, Definition>>
     requires has_error<Failure>

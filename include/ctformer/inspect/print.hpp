@@ -37,7 +37,9 @@ struct tree_printer {
 
     template <fixed_string Name, class Shape, role Role, dtype Dtype>
     std::string operator()(terminal_tag, const tensor<Name, Shape, Role, Dtype>&) const {
-        const char* kind = Role == role::weight ? "weight " : Dtype == dtype::boolean ? "bool input " : "input ";
+        const char* kind = Role == role::weight       ? "weight "
+                           : Dtype == dtype::boolean ? "bool input "
+                                                     : "input ";
         return line(std::string(kind).append(Name.view()), to_string<Shape>());
     }
 

@@ -28,8 +28,7 @@ public:
     // Each binding once, in order, then the result.
     template <class Result, class... Bindings>
     value operator()(const graph<Result, Bindings...>& g) {
-        std::apply([&](const auto&... b) { (bound_.insert_or_assign(std::string(b.name.view()), (*this)(b.definition)), ...); },
-                   g.bindings);
+        std::apply([&](const auto&... b) { (compute(b), ...); }, g.bindings);
         return (*this)(g.result);
     }
 
@@ -41,6 +40,11 @@ public:
     }
 
 private:
+    template <class Binding>
+    void compute(const Binding& b) {
+        bound_.insert_or_assign(std::string(b.name.view()), (*this)(b.definition));
+    }
+
     using terminal_tag = yap::expr_tag<yap::expr_kind::terminal>;
     using call_tag = yap::expr_tag<yap::expr_kind::call>;
 
@@ -69,7 +73,8 @@ private:
         value operator()(call_tag, const node<Op, Shape>& n, const Children&... children) const {
             // Operands first, left to right: they set the batch extent the result's dims need.
             std::tuple<decltype(operand(children))...> operands{operand(children)...};
-            return std::apply([&](const auto&... v) { return apply(n.op, self.dims<Shape>(), v...); }, operands);
+            const auto apply_op = [&](const auto&... v) { return apply(n.op, self.dims<Shape>(), v...); };
+            return std::apply(apply_op, operands);
         }
 
         // YAP hands terminal children over as their leaves, other children as expressions.
@@ -83,7 +88,8 @@ private:
     template <class Shape>
     dims_t dims() const {
         dims_t result;
-        for (int e : Shape::extents) result.push_back(e == batch ? batch_.value() : static_cast<std::size_t>(e));
+        for (int e : Shape::extents)
+            result.push_back(e == batch ? batch_.value() : static_cast<std::size_t>(e));
         return result;
     }
 

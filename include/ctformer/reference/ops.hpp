@@ -130,7 +130,8 @@ value apply(mask_op<Kind>, const dims_t& out, const value& scores, const value& 
 }
 
 // Over the last axis: (x - mean) / sqrt(var + eps) · gamma + beta, var = mean((x - mean)²).
-inline value apply(layer_norm_op op, const dims_t& out, const value& x, const value& gamma, const value& beta) {
+inline value apply(layer_norm_op op, const dims_t& out, const value& x, const value& gamma,
+                   const value& beta) {
     const std::size_t n = extent(x.dims);
     value y(out);
     for (std::size_t row = 0; row < x.size(); row += n) {

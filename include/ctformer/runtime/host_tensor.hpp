@@ -39,8 +39,8 @@ struct host_tensor {
     explicit host_tensor(dims_t shape) : dims(std::move(shape)), data(element_count(dims)) {}
     host_tensor(dims_t shape, std::vector<T> values) : dims(std::move(shape)), data(std::move(values)) {
         if (data.size() != element_count(dims))
-            throw error(std::string("ctformer: ") + std::to_string(data.size()) + " values cannot fill shape " +
-                        to_string(dims));
+            throw error(std::string("ctformer: ") + std::to_string(data.size()) +
+                        " values cannot fill shape " + to_string(dims));
     }
 
     std::size_t size() const { return data.size(); }

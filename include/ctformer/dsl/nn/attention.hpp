@@ -36,7 +36,8 @@ struct attention_rule {
                                  is_suffix(drop_last<2>(k), drop_last<2>(v)) &&
                                  is_suffix(drop_last<2>(v), drop_last<2>(k)) &&
                                  broadcastable(drop_last<2>(q), drop_last<2>(k));
-    using scores = shape_from_t<concat(broadcast(drop_last<2>(q), drop_last<2>(k)), std::array{last(q, 1), last(k, 1)})>;
+    static constexpr auto batch_extents = broadcast(drop_last<2>(q), drop_last<2>(k));
+    using scores = shape_from_t<concat(batch_extents, std::array{last(q, 1), last(k, 1)})>;
 
     using failure = first_failure_t<
         check<fits, CTF_ATTENTION_INPUTS_DO_NOT_FIT<query_is<shape_of_t<Q>>, key_is<shape_of_t<K>>,
@@ -55,7 +56,8 @@ auto apply_masks(S scores, First first, Rest... rest) {
 }
 
 // The keys stand in for the values in the rule: only Q and K matter here.
-template <operand Q, operand K, mask_descriptor... Masks, class Failure = typename attention_rule<Q, K, K, Masks...>::failure>
+template <operand Q, operand K, mask_descriptor... Masks,
+          class Failure = typename attention_rule<Q, K, K, Masks...>::failure>
     requires has_error<Failure>
 Failure attention_weights(Q, K, Masks...);
 
@@ -67,7 +69,8 @@ auto attention_weights(Q q, K k, Masks... masks) {
     return softmax(apply_masks(std::move(scores), std::move(masks)...));
 }
 
-template <operand Q, operand K, operand V, mask_descriptor... Masks, class Failure = typename attention_rule<Q, K, V, Masks...>::failure>
+template <operand Q, operand K, operand V, mask_descriptor... Masks,
+          class Failure = typename attention_rule<Q, K, V, Masks...>::failure>
     requires has_error<Failure>
 Failure scaled_dot_product_attention(Q, K, V, Masks...);
 
@@ -151,18 +154,20 @@ struct multi_head_attention_rule {
 template <config C, fixed_string Prefix, operand Q, operand K, operand V, mask_descriptor... M>
 using mha_error = typename multi_head_attention_rule<C, Prefix, Q, K, V, M...>::failure;
 
-template <config C, fixed_string Prefix = "", operand Q, operand K, operand V, mask_descriptor... M, class Failure = mha_error<C, Prefix, Q, K, V, M...>>
+template <config C, fixed_string Prefix = "", operand Q, operand K, operand V, mask_descriptor... M,
+          class Failure = mha_error<C, Prefix, Q, K, V, M...>>
     requires has_error<Failure>
 Failure multi_head_attention(Q, K, V, M...);
 
 template <config C, fixed_string Prefix = "", operand Q, operand K, operand V, mask_descriptor... M>
     requires no_error<mha_error<C, Prefix, Q, K, V, M...>>
 auto multi_head_attention(Q q_in, K k_in, V v_in, M... masks) {
-    return attention_block<C, Prefix>::template build<false>(std::move(q_in), std::move(k_in), std::move(v_in),
-                                                             std::move(masks)...);
+    return attention_block<C, Prefix>::template build<false>(std::move(q_in), std::move(k_in),
+                                                             std::move(v_in), std::move(masks)...);
 }
 
-template <config C, fixed_string Prefix = "", operand X, mask_descriptor... M, class Failure = mha_error<C, Prefix, X, X, X, M...>>
+template <config C, fixed_string Prefix = "", operand X, mask_descriptor... M,
+          class Failure = mha_error<C, Prefix, X, X, X, M...>>
     requires has_error<Failure>
 Failure multi_head_attention(X, M...);
 
@@ -175,16 +180,16 @@ auto multi_head_attention(X x, M... masks) {
     });
 }
 
-
-template <config C, fixed_string Prefix = "", operand Q, operand K, operand V, mask_descriptor... M, class Failure = mha_error<C, Prefix, Q, K, V, M...>>
+template <config C, fixed_string Prefix = "", operand Q, operand K, operand V, mask_descriptor... M,
+          class Failure = mha_error<C, Prefix, Q, K, V, M...>>
     requires has_error<Failure>
 Failure multi_head_attention_with_weights(Q, K, V, M...);
 
 template <config C, fixed_string Prefix = "", operand Q, operand K, operand V, mask_descriptor... M>
     requires no_error<mha_error<C, Prefix, Q, K, V, M...>>
 auto multi_head_attention_with_weights(Q q_in, K k_in, V v_in, M... masks) {
-    return attention_block<C, Prefix>::template build<true>(std::move(q_in), std::move(k_in), std::move(v_in),
-                                                            std::move(masks)...);
+    return attention_block<C, Prefix>::template build<true>(std::move(q_in), std::move(k_in),
+                                                            std::move(v_in), std::move(masks)...);
 }
 
 }  // namespace ctformer::nn

@@ -38,7 +38,8 @@ struct encoder_layer_block {
             return bind<named<"output">>(norm<named<"norm2">>(h + feed_forward<C, Prefix>(h)));
         } else {
             auto normed = bind<named<"norm1">>(norm<named<"norm1">>(x));
-            auto h = bind<named<"residual1">>(x + multi_head_attention<C, attn>(normed, normed, normed, std::move(masks)...));
+            auto attended = multi_head_attention<C, attn>(normed, normed, normed, std::move(masks)...);
+            auto h = bind<named<"residual1">>(x + std::move(attended));
             return bind<named<"output">>(h + feed_forward<C, Prefix>(norm<named<"norm2">>(h)));
         }
     }
@@ -47,7 +48,8 @@ struct encoder_layer_block {
 template <config C, fixed_string Prefix, operand X, mask_descriptor... M>
 using encoder_layer_error = mha_error<C, Prefix + fixed_string("self_attn."), X, X, X, M...>;
 
-template <config C, fixed_string Prefix = "", operand X, mask_descriptor... M, class Failure = encoder_layer_error<C, Prefix, X, M...>>
+template <config C, fixed_string Prefix = "", operand X, mask_descriptor... M,
+          class Failure = encoder_layer_error<C, Prefix, X, M...>>
     requires has_error<Failure>
 Failure encoder_layer(X, M...);
 

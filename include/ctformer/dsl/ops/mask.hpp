@@ -77,7 +77,8 @@ struct mask_rule<mask_spec<Kind>, Scores> {
 template <shape_type Scores, operand M>
 struct mask_rule<mask_spec<mask_kind::attend, M>, Scores> {
     using failure = first_failure_t<
-        check<dtype_of<M> == dtype::boolean, CTF_BOOLEAN_MASK_MUST_HAVE_BOOLEAN_ELEMENTS<mask_is<shape_of_t<M>>>>,
+        check<dtype_of<M> == dtype::boolean,
+              CTF_BOOLEAN_MASK_MUST_HAVE_BOOLEAN_ELEMENTS<mask_is<shape_of_t<M>>>>,
         check<is_suffix(extents_of<M>, Scores::extents),
               CTF_MASK_DOES_NOT_FIT_SCORES<scores_is<Scores>, mask_is<shape_of_t<M>>>>>;
 };
@@ -91,7 +92,8 @@ struct mask_rule<mask_spec<mask_kind::key_padding, M>, Scores> {
                                  extents_of<M>[0] == expected[0] &&
                                  (rank_of<M> == 1 || last(extents_of<M>) == expected[1]);
     using failure = first_failure_t<
-        check<dtype_of<M> == dtype::boolean, CTF_BOOLEAN_MASK_MUST_HAVE_BOOLEAN_ELEMENTS<mask_is<shape_of_t<M>>>>,
+        check<dtype_of<M> == dtype::boolean,
+              CTF_BOOLEAN_MASK_MUST_HAVE_BOOLEAN_ELEMENTS<mask_is<shape_of_t<M>>>>,
         check<fits, CTF_MASK_DOES_NOT_FIT_SCORES<scores_is<Scores>, mask_is<shape_of_t<M>>>>>;
 };
 

@@ -76,8 +76,10 @@ struct linear_rule {
         ((rank_of<Bias> == 1 && last(extents_of<Bias>) == w[0]) && ...);
 
     using failure = first_failure_t<
-        check<weight_fits, CTF_LINEAR_WEIGHT_DOES_NOT_FIT_INPUT<input_is<shape_of_t<X>>, weight_is<shape_of_t<W>>>>,
-        check<bias_fits, CTF_LINEAR_BIAS_DOES_NOT_FIT_WEIGHT<weight_is<shape_of_t<W>>, bias_is<shape_of_t<Bias>>...>>,
+        check<weight_fits,
+              CTF_LINEAR_WEIGHT_DOES_NOT_FIT_INPUT<input_is<shape_of_t<X>>, weight_is<shape_of_t<W>>>>,
+        check<bias_fits,
+              CTF_LINEAR_BIAS_DOES_NOT_FIT_WEIGHT<weight_is<shape_of_t<W>>, bias_is<shape_of_t<Bias>>...>>,
         outcome<names_agree_t<X, W, Bias...>>>;
 };
 
