@@ -13,7 +13,7 @@ if [[ $what != demo && $what != test ]]; then
 fi
 
 # Each entry: a package, or alternatives separated by '|' (the first is installed when none is).
-packages=(cmake g++ "libboost-dev|libboost1.81-dev" libgtest-dev ccache)
+packages=(cmake g++ "libboost-dev|libboost1.81-dev" libhwy-dev libgtest-dev ccache)
 missing=()
 for entry in "${packages[@]}"; do
     found=

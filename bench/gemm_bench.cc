@@ -1,0 +1,66 @@
+// GEMM kernel throughput for the projection shapes of issue 3, single thread, against the machine's
+// FP32 FMA peak measured in the same run. Built for the compiler's static target:
+//   cmake -S . -B build-bench -DCTFORMER_BUILD_BENCH=ON -DCTFORMER_BUILD_TESTS=OFF
+//   cmake --build build-bench --target gemm_bench
+//   build-bench/bench/gemm_bench
+#include <benchmark/benchmark.h>
+#include <hwy/highway.h>
+
+#include <random>
+#include <vector>
+
+#include <ctformer/kernels/gemm-inl.h>
+
+namespace hn = hwy::HWY_NAMESPACE;
+namespace kt = ctformer::kernels::HWY_NAMESPACE;
+
+// Independent FMA chains in the widest vectors: what one core can do at best.
+template <class V>
+HWY_INLINE void fma_steps(V& a0, V& a1, V& a2, V& a3, V& a4, V& a5, V& a6, V& a7, V x, V y, int steps) {
+    for (int s = 0; s < steps; ++s) {
+        a0 = hn::MulAdd(a0, x, y), a1 = hn::MulAdd(a1, x, y), a2 = hn::MulAdd(a2, x, y);
+        a3 = hn::MulAdd(a3, x, y), a4 = hn::MulAdd(a4, x, y), a5 = hn::MulAdd(a5, x, y);
+        a6 = hn::MulAdd(a6, x, y), a7 = hn::MulAdd(a7, x, y);
+    }
+}
+
+static void fma_peak(benchmark::State& state) {
+    const hn::ScalableTag<float> d;
+    constexpr int chains = 8, steps = 1 << 12;
+    const auto x = hn::Set(d, 0.999f), y = hn::Set(d, 1e-7f);
+    auto a0 = hn::Set(d, 1.0f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    for (auto _ : state) {
+        fma_steps(a0, a1, a2, a3, a4, a5, a6, a7, x, y, steps);
+        benchmark::ClobberMemory();
+    }
+    float sink = hn::GetLane(hn::Add(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), hn::Add(hn::Add(a4, a5), hn::Add(a6, a7))));
+    benchmark::DoNotOptimize(sink);
+    const double flops = 2.0 * chains * steps * hn::Lanes(d);
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+}
+BENCHMARK(fma_peak)->Name("peak/fma/threads:1");
+
+template <std::size_t N, std::size_t K>
+static void gemm(benchmark::State& state) {
+    const std::size_t m = 1024;
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> a(m * K), w(N * K), bias(N), c(m * N);
+    for (float* v : {a.data(), w.data(), bias.data()})
+        for (std::size_t i = 0; i < (v == a.data() ? a.size() : v == w.data() ? w.size() : bias.size()); ++i)
+            v[i] = uniform(rng);
+    const auto packed = kt::pack_weight<N, K>(w.data(), bias.data());
+    using epilogue = ctformer::kernels::epilogue<true, ctformer::kernels::activation::none, false>;
+    for (auto _ : state) {
+        kt::gemm<N, K, epilogue>(m, a.data(), packed, c.data(), {bias.data(), nullptr});
+        benchmark::DoNotOptimize(c.data());
+    }
+    state.counters["GFLOP/s"] = benchmark::Counter(2.0 * m * N * K, benchmark::Counter::kIsIterationInvariantRate,
+                                                   benchmark::Counter::kIs1000);
+}
+BENCHMARK(gemm<512, 512>)->Name("ctformer/gemm/M1024_N512_K512/threads:1");
+BENCHMARK(gemm<2048, 512>)->Name("ctformer/gemm/M1024_N2048_K512/threads:1");
+BENCHMARK(gemm<512, 2048>)->Name("ctformer/gemm/M1024_N512_K2048/threads:1");
+
+BENCHMARK_MAIN();

@@ -1,0 +1,144 @@
+// Fixed-shape GEMM for linear layers, C[m, N] = A[m, K] · Wᵀ with W [N, K], and a fused epilogue
+// (gemm.hpp). Per-target code: include once per Highway target (foreach_target), or once for the
+// static target. W is packed, once, into panels of kPanelVectors vectors of columns, K-major, so the
+// micro-kernel reads it contiguously; a kRows × kPanelVectors tile of accumulators lives in
+// registers. N need not divide the panel width: the last panel is zero-padded and stored partially.
+// Rows (m, e.g. batch · sequence) are a run-time count.
+
+// Toggling include guard: this file is included once per target.
+#if defined(CTFORMER_KERNELS_GEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef CTFORMER_KERNELS_GEMM_INL_H_
+#undef CTFORMER_KERNELS_GEMM_INL_H_
+#else
+#define CTFORMER_KERNELS_GEMM_INL_H_
+#endif
+
+#include <cmath>
+#include <cstring>
+
+#include <hwy/aligned_allocator.h>
+#include <hwy/highway.h>
+
+#include "gemm.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace ctformer::kernels::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+inline constexpr std::size_t kRows = 4;          // rows of A per micro-tile
+inline constexpr std::size_t kPanelVectors = 3;  // vectors of columns per micro-tile
+
+using float_tag = hn::ScalableTag<float>;
+
+inline std::size_t panel_width() { return kPanelVectors * hn::Lanes(float_tag()); }
+
+// W [N, K] packed for this target: panel p holds columns p·w .. p·w + w - 1 (w = panel_width()),
+// as K rows of w floats; bias padded to whole panels.
+template <std::size_t N, std::size_t K>
+struct packed_weight {
+    std::size_t panels = 0;
+    hwy::AlignedFreeUniquePtr<float[]> panel_data;
+    hwy::AlignedFreeUniquePtr<float[]> bias;
+};
+
+template <std::size_t N, std::size_t K>
+packed_weight<N, K> pack_weight(const float* w, const float* bias = nullptr) {
+    const std::size_t width = panel_width();
+    packed_weight<N, K> packed;
+    packed.panels = (N + width - 1) / width;
+    packed.panel_data = hwy::AllocateAligned<float>(packed.panels * K * width);
+    packed.bias = hwy::AllocateAligned<float>(packed.panels * width);
+    for (std::size_t p = 0; p < packed.panels; ++p)
+        for (std::size_t k = 0; k < K; ++k)
+            for (std::size_t j = 0; j < width; ++j) {
+                const std::size_t column = p * width + j;
+                packed.panel_data[(p * K + k) * width + j] = column < N ? w[column * K + k] : 0.0f;
+            }
+    for (std::size_t j = 0; j < packed.panels * width; ++j) packed.bias[j] = bias && j < N ? bias[j] : 0.0f;
+    return packed;
+}
+
+inline float gelu(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); }
+
+// Applies act, then adds the residual, to `count` values of one row (the scalar path: partial
+// panels, and gelu, which Highway 1.0.3 has no vector erf for).
+template <class Epilogue>
+void finish_scalar(float* out, const float* residual, std::size_t count) {
+    for (std::size_t j = 0; j < count; ++j) {
+        float v = out[j];
+        if constexpr (Epilogue::act == activation::relu) v = v > 0.0f ? v : 0.0f;
+        if constexpr (Epilogue::act == activation::gelu) v = gelu(v);
+        if constexpr (Epilogue::residual) v += residual[j];
+        out[j] = v;
+    }
+}
+
+// C rows [row, row + Rows) × panel p.
+template <std::size_t Rows, std::size_t N, std::size_t K, class Epilogue>
+void micro_tile(const float* a, const packed_weight<N, K>& w, std::size_t row, std::size_t p, float* c,
+                const epilogue_args& args) {
+    const float_tag d;
+    const std::size_t lanes = hn::Lanes(d), width = panel_width();
+    using V = hn::Vec<float_tag>;
+    V acc[Rows][kPanelVectors];
+#pragma GCC unroll 8
+    for (std::size_t r = 0; r < Rows; ++r)
+#pragma GCC unroll 8
+        for (std::size_t v = 0; v < kPanelVectors; ++v)
+            acc[r][v] = Epilogue::bias ? hn::Load(d, &w.bias[p * width + v * lanes]) : hn::Zero(d);
+
+    // The tile must stay in registers: the loops over it are unrolled whatever the -O level.
+    const float* panel = &w.panel_data[p * K * width];
+    for (std::size_t k = 0; k < K; ++k) {
+        V b[kPanelVectors];
+#pragma GCC unroll 8
+        for (std::size_t v = 0; v < kPanelVectors; ++v) b[v] = hn::Load(d, panel + k * width + v * lanes);
+#pragma GCC unroll 8
+        for (std::size_t r = 0; r < Rows; ++r) {
+            const V x = hn::Set(d, a[(row + r) * K + k]);
+#pragma GCC unroll 8
+            for (std::size_t v = 0; v < kPanelVectors; ++v) acc[r][v] = hn::MulAdd(x, b[v], acc[r][v]);
+        }
+    }
+
+    const std::size_t first = p * width;
+    const bool whole = first + width <= N;
+    for (std::size_t r = 0; r < Rows; ++r) {
+        float* out = c + (row + r) * N + first;
+        const float* residual = Epilogue::residual ? args.residual + (row + r) * N + first : nullptr;
+        if (whole && Epilogue::act != activation::gelu) {
+            for (std::size_t v = 0; v < kPanelVectors; ++v) {
+                V y = acc[r][v];
+                if constexpr (Epilogue::act == activation::relu) y = hn::Max(y, hn::Zero(d));
+                if constexpr (Epilogue::residual) y = hn::Add(y, hn::LoadU(d, residual + v * lanes));
+                hn::StoreU(y, d, out + v * lanes);
+            }
+        } else {
+            HWY_ALIGN float tile[kPanelVectors * HWY_LANES(float)];
+            for (std::size_t v = 0; v < kPanelVectors; ++v) hn::Store(acc[r][v], d, tile + v * lanes);
+            const std::size_t count = whole ? width : N - first;
+            std::memcpy(out, tile, count * sizeof(float));
+            finish_scalar<Epilogue>(out, residual, count);
+        }
+    }
+}
+
+// C [m, N] = epilogue(A [m, K] · Wᵀ).
+template <std::size_t N, std::size_t K, class Epilogue = plain>
+void gemm(std::size_t m, const float* a, const packed_weight<N, K>& w, float* c, const epilogue_args& args = {}) {
+    for (std::size_t p = 0; p < w.panels; ++p) {
+        std::size_t row = 0;
+        for (; row + kRows <= m; row += kRows) micro_tile<kRows, N, K, Epilogue>(a, w, row, p, c, args);
+        switch (m - row) {  // the last rows
+            case 3: micro_tile<3, N, K, Epilogue>(a, w, row, p, c, args); break;
+            case 2: micro_tile<2, N, K, Epilogue>(a, w, row, p, c, args); break;
+            case 1: micro_tile<1, N, K, Epilogue>(a, w, row, p, c, args); break;
+            default: break;
+        }
+    }
+}
+
+}  // namespace ctformer::kernels::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // CTFORMER_KERNELS_GEMM_INL_H_ toggle

@@ -1,0 +1,83 @@
+// The GEMM kernel against the reference evaluator, on every Highway target compiled in, for row
+// counts with and without tails (1, 7, 10, 37, 129) and widths that do not fill whole panels.
+// Tolerance: |got - want| <= 1e-5 + 1e-4·|want| (fp32 against the double reference).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/gemm_test.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+#include <hwy/tests/hwy_gtest.h>
+
+#include <ctformer/ctformer.hpp>
+#include <ctformer/kernels/gemm-inl.h>
+#include <ctformer/reference/random_inputs.hpp>
+
+HWY_BEFORE_NAMESPACE();
+namespace ctformer::tests::HWY_NAMESPACE {
+namespace k = ctformer::kernels;
+namespace kt = ctformer::kernels::HWY_NAMESPACE;
+
+// The same epilogue, in the DSL: act(x·Wᵀ + b) + r.
+template <class Epilogue, class X, class W, class B, class R>
+auto as_expression(X x, W w, B b, R r) {
+    auto product = [&] {
+        if constexpr (Epilogue::bias) return linear(x, w, b);
+        else return linear(x, w);
+    }();
+    auto activated = [&] {
+        if constexpr (Epilogue::act == k::activation::relu) return relu(product);
+        else if constexpr (Epilogue::act == k::activation::gelu) return gelu(product);
+        else return product;
+    }();
+    if constexpr (Epilogue::residual) return activated + r;
+    else return activated;
+}
+
+template <std::size_t N, std::size_t K, class Epilogue>
+void check(std::size_t m) {
+    auto x = input<"x", batch, int(K)>();
+    auto w = weight<"W", int(N), int(K)>();
+    auto b = weight<"b", int(N)>();
+    auto r = input<"r", batch, int(N)>();
+    auto expr = as_expression<Epilogue>(x, w, b, r);
+    const tensor_map in = reference::random_inputs(linear(x, w, b) + r, m);  // every operand
+    const auto want = reference::evaluate(expr, in);
+
+    const auto packed = kt::pack_weight<N, K>(in.at("W").data.data(), in.at("b").data.data());
+    std::vector<float> got(m * N, -12345.0f);
+    kt::gemm<N, K, Epilogue>(m, in.at("x").data.data(), packed, got.data(),
+                             {in.at("b").data.data(), in.at("r").data.data()});
+    for (std::size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], 1e-5 + 1e-4 * std::abs(want[i]))
+            << "m=" << m << " N=" << N << " K=" << K << " at row " << i / N << " column " << i % N;
+}
+
+template <std::size_t N, std::size_t K, class Epilogue>
+void check_rows() {
+    for (std::size_t m : {1, 7, 10, 37, 129}) check<N, K, Epilogue>(m);
+}
+
+void TestPlainShapes() {
+    check_rows<64, 64, k::plain>();
+    check_rows<13, 9, k::plain>();    // N not a whole panel, odd K
+    check_rows<100, 130, k::plain>();
+}
+
+void TestEpilogues() {
+    check_rows<40, 33, k::epilogue<true, k::activation::none, false>>();
+    check_rows<40, 33, k::epilogue<true, k::activation::relu, false>>();
+    check_rows<40, 33, k::epilogue<true, k::activation::gelu, false>>();
+    check_rows<40, 33, k::epilogue<true, k::activation::none, true>>();
+    check_rows<40, 33, k::epilogue<false, k::activation::relu, true>>();
+}
+
+}  // namespace ctformer::tests::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace ctformer::tests {
+HWY_BEFORE_TEST(GemmKernel);
+HWY_EXPORT_AND_TEST_P(GemmKernel, TestPlainShapes);
+HWY_EXPORT_AND_TEST_P(GemmKernel, TestEpilogues);
+}  // namespace ctformer::tests
+#endif
