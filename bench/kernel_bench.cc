@@ -1,14 +1,15 @@
-// GEMM kernel throughput for the projection shapes of issue 3, single thread, against the machine's
-// FP32 FMA peak measured in the same run. Built for the compiler's static target:
+// Kernel throughput, single thread, against the machine's FP32 FMA peak measured in the same run:
+// the GEMM at the projection shapes of issue 3, and the fused attention core (one head, d_k = 64).
+// Built for the compiler's static target:
 //   cmake -S . -B build-bench -DCTFORMER_BUILD_BENCH=ON -DCTFORMER_BUILD_TESTS=OFF
-//   cmake --build build-bench --target gemm_bench
-//   build-bench/bench/gemm_bench
+//   cmake --build build-bench --target kernel_bench && build-bench/bench/kernel_bench
 #include <benchmark/benchmark.h>
 #include <hwy/highway.h>
 
 #include <random>
 #include <vector>
 
+#include <ctformer/kernels/attention-inl.h>
 #include <ctformer/kernels/gemm-inl.h>
 
 namespace hn = hwy::HWY_NAMESPACE;
@@ -62,5 +63,29 @@ static void gemm(benchmark::State& state) {
 BENCHMARK(gemm<512, 512>)->Name("ctformer/gemm/M1024_N512_K512/threads:1");
 BENCHMARK(gemm<2048, 512>)->Name("ctformer/gemm/M1024_N2048_K512/threads:1");
 BENCHMARK(gemm<512, 2048>)->Name("ctformer/gemm/M1024_N512_K2048/threads:1");
+
+template <std::size_t L, ctformer::kernels::causal Causal>
+static void attention(benchmark::State& state) {
+    constexpr std::size_t dk = 64;
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> q(L * dk), k(L * dk), v(L * dk), out(L * dk);
+    for (auto* t : {&q, &k, &v})
+        for (float& x : *t) x = uniform(rng);
+    kt::attention_scratch<L, dk, dk> scratch;
+    const ctformer::kernels::attention_args args{0.125f, nullptr};
+    for (auto _ : state) {
+        kt::attention<L, L, dk, dk, Causal>(q.data(), k.data(), v.data(), out.data(), args, scratch);
+        benchmark::DoNotOptimize(out.data());
+    }
+    // Q·Kᵀ and P·V: 4·L²·d_k FLOPs (counted in full, also for causal)
+    state.counters["GFLOP/s"] = benchmark::Counter(4.0 * L * L * dk, benchmark::Counter::kIsIterationInvariantRate,
+                                                   benchmark::Counter::kIs1000);
+}
+using ctformer::kernels::causal;
+BENCHMARK(attention<10, causal::none>)->Name("ctformer/attention/L10_dk64/threads:1");
+BENCHMARK(attention<128, causal::none>)->Name("ctformer/attention/L128_dk64/threads:1");
+BENCHMARK(attention<512, causal::none>)->Name("ctformer/attention/L512_dk64/threads:1");
+BENCHMARK(attention<512, causal::top_left>)->Name("ctformer/attention/L512_dk64_causal/threads:1");
 
 BENCHMARK_MAIN();

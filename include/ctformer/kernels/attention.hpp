@@ -1,0 +1,35 @@
+// What the fused attention kernel computes (the parts without SIMD; attention-inl.h has the loops):
+//
+//   out[i] = Σ_j softmax_j(scale · q_i·k_j, masked) · v_j
+//
+// for one (sequence, head): q [Lq, Dk], k [Lk, Dk], v [Lk, Dv]. A key j is masked for query i when
+// the causal alignment hides it or key_attend[j] is false; a query with every key masked gives zeros.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ctformer::kernels {
+
+// top_left: query i sees keys j <= i (PyTorch's is_causal); bottom_right: j <= i + (Lk - Lq).
+enum class causal { none, top_left, bottom_right };
+
+struct attention_args {
+    float scale = 1.0f;
+    const std::uint8_t* key_attend = nullptr;  // [Lk], non-zero = attend; nullptr: every key
+};
+
+// How many keys query i may see at most, before key_attend.
+template <causal Causal>
+constexpr std::size_t visible_keys(std::size_t i, std::size_t lq, std::size_t lk) {
+    if constexpr (Causal == causal::none) {
+        return lk;
+    } else if constexpr (Causal == causal::top_left) {
+        return i + 1 < lk ? i + 1 : lk;
+    } else {
+        const std::size_t end = i + 1 + lk;  // i + 1 + (lk - lq), kept non-negative
+        return end <= lq ? 0 : (end - lq < lk ? end - lq : lk);
+    }
+}
+
+}  // namespace ctformer::kernels

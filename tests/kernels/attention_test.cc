@@ -1,0 +1,104 @@
+// The fused attention kernel against the reference evaluator's scaled_dot_product_attention, on
+// every Highway target compiled in: square and cross shapes with tails, L = 1, causal masks with
+// Lq != Lk in both alignments, key padding, fully masked queries (zeros), and logits near ±90.
+// Tolerance: |got - want| <= 1e-5 + 1e-4·|want| (fp32 against the double reference).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/attention_test.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+#include <hwy/tests/hwy_gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include <ctformer/ctformer.hpp>
+#include <ctformer/kernels/attention-inl.h>
+#include <ctformer/reference/random_inputs.hpp>
+
+HWY_BEFORE_NAMESPACE();
+namespace ctformer::tests::HWY_NAMESPACE {
+namespace k = ctformer::kernels;
+namespace kt = ctformer::kernels::HWY_NAMESPACE;
+
+// The reference, in the DSL, with the masks the kernel applies.
+template <k::causal Causal, bool Padding, class Q, class K, class V, class P>
+auto reference_attention(Q q, K key, V v, P pad) {
+    auto causal_mask = [] {
+        if constexpr (Causal == k::causal::bottom_right) return causal_bottom_right;
+        else return causal;
+    };
+    if constexpr (Causal == k::causal::none && !Padding) return nn::scaled_dot_product_attention(q, key, v);
+    else if constexpr (Causal == k::causal::none) return nn::scaled_dot_product_attention(q, key, v, key_padding(pad));
+    else if constexpr (!Padding) return nn::scaled_dot_product_attention(q, key, v, causal_mask());
+    else return nn::scaled_dot_product_attention(q, key, v, causal_mask(), key_padding(pad));
+}
+
+// logit_scale multiplies q: 30 puts logits near ±90, where a naive exp overflows.
+template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, k::causal Causal = k::causal::none,
+          bool Padding = false>
+void check(float logit_scale = 1.0f, std::vector<float> pad_values = {}) {
+    auto q = input<"q", int(Lq), int(Dk)>();
+    auto key = input<"k", int(Lk), int(Dk)>();
+    auto v = input<"v", int(Lk), int(Dv)>();
+    auto pad = bool_input<"pad", int(Lk)>();
+    auto expr = reference_attention<Causal, Padding>(q, key, v, pad);
+    tensor_map in = reference::random_inputs(q + q, 1, 21);
+    in.merge(reference::random_inputs(key + key, 1, 22));
+    in.merge(reference::random_inputs(v + v, 1, 23));
+    for (float& x : in.at("q").data) x *= logit_scale;
+    in["pad"] = host_tensor<float>({Lk}, pad_values.empty() ? std::vector<float>(Lk, 1.0f) : pad_values);
+    const auto want = reference::evaluate(expr, in);
+
+    std::vector<std::uint8_t> attend(Lk);
+    for (std::size_t j = 0; j < Lk; ++j) attend[j] = in.at("pad")[j] != 0;
+    const k::attention_args args{static_cast<float>(1.0 / std::sqrt(double(Dk))), Padding ? attend.data() : nullptr};
+    kt::attention_scratch<Lk, Dk, Dv> scratch;
+    std::vector<float> got(Lq * Dv, -12345.0f);
+    kt::attention<Lq, Lk, Dk, Dv, Causal>(in.at("q").data.data(), in.at("k").data.data(), in.at("v").data.data(),
+                                          got.data(), args, scratch);
+    for (std::size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], 1e-5 + 1e-4 * std::abs(want[i]))
+            << "Lq=" << Lq << " Lk=" << Lk << " Dk=" << Dk << " Dv=" << Dv << " at query " << i / Dv;
+}
+
+void TestShapes() {
+    check<1, 1, 8, 8>();
+    check<10, 10, 64, 64>();
+    check<7, 13, 16, 24>();
+    check<129, 37, 64, 64>();
+    check<37, 129, 64, 40>();
+}
+
+void TestCausal() {
+    check<10, 10, 64, 64, k::causal::top_left>();
+    check<129, 129, 32, 32, k::causal::top_left>();
+    check<5, 70, 16, 16, k::causal::top_left>();
+    check<5, 70, 16, 16, k::causal::bottom_right>();
+    check<70, 5, 16, 16, k::causal::bottom_right>();  // the first 65 queries see no key: zeros
+    check<70, 5, 16, 16, k::causal::top_left>();
+}
+
+void TestPaddingAndFullyMaskedRows() {
+    check<6, 9, 16, 16, k::causal::none, true>(1.0f, {1, 0, 1, 1, 0, 0, 1, 1, 0});
+    check<6, 9, 16, 16, k::causal::none, true>(1.0f, std::vector<float>(9, 0.0f));  // all masked: zeros
+    check<6, 9, 16, 16, k::causal::top_left, true>(1.0f, {0, 0, 1, 1, 0, 0, 1, 1, 0});  // rows 0, 1: zeros
+}
+
+void TestLargeLogits() {
+    check<10, 10, 64, 64>(30.0f);
+    check<33, 70, 64, 64, k::causal::bottom_right>(30.0f);
+}
+
+}  // namespace ctformer::tests::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace ctformer::tests {
+HWY_BEFORE_TEST(AttentionKernel);
+HWY_EXPORT_AND_TEST_P(AttentionKernel, TestShapes);
+HWY_EXPORT_AND_TEST_P(AttentionKernel, TestCausal);
+HWY_EXPORT_AND_TEST_P(AttentionKernel, TestPaddingAndFullyMaskedRows);
+HWY_EXPORT_AND_TEST_P(AttentionKernel, TestLargeLogits);
+}  // namespace ctformer::tests
+#endif
