@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# The two quickstart commands:
-#   ./build.sh demo   build and run the main demo
-#   ./build.sh test   build and run every test
+# The two quickstart commands, and the sanitizer run CI adds:
+#   ./build.sh demo       build and run the main demo
+#   ./build.sh test       build and run every test
+#   ./build.sh sanitize   build the tests with AddressSanitizer + UBSan and run them
 # Missing Debian packages are installed when run as root, or named in the exact apt-get line to run.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 what=${1:-}
-if [[ $what != demo && $what != test ]]; then
-    echo "usage: ./build.sh demo|test" >&2
+if [[ $what != demo && $what != test && $what != sanitize ]]; then
+    echo "usage: ./build.sh demo|test|sanitize" >&2
     exit 2
 fi
 
@@ -34,6 +35,13 @@ if ((${#missing[@]})); then
 fi
 
 jobs=$(nproc)
+if [[ $what == sanitize ]]; then
+    cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+    cmake --build build-sanitize -j "$jobs"
+    ctest --test-dir build-sanitize -j "$jobs" --output-on-failure --label-exclude compile_fail
+    exit
+fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 if [[ $what == demo ]]; then
     cmake --build build --target seeds_demo -j "$jobs"
