@@ -15,6 +15,11 @@
 namespace hn = hwy::HWY_NAMESPACE;
 namespace kt = ctformer::kernels::HWY_NAMESPACE;
 
+// A rate counter of `flops` per iteration, in GFLOP/s.
+static benchmark::Counter gflops(double flops) {
+    return benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+}
+
 // Independent FMA chains in the widest vectors: what one core can do at best.
 template <class V>
 HWY_INLINE void fma_steps(V& a0, V& a1, V& a2, V& a3, V& a4, V& a5, V& a6, V& a7, V x, V y, int steps) {
@@ -34,11 +39,11 @@ static void fma_peak(benchmark::State& state) {
         fma_steps(a0, a1, a2, a3, a4, a5, a6, a7, x, y, steps);
         benchmark::ClobberMemory();
     }
-    float sink = hn::GetLane(hn::Add(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), hn::Add(hn::Add(a4, a5), hn::Add(a6, a7))));
+    const auto sum = hn::Add(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), hn::Add(hn::Add(a4, a5), hn::Add(a6, a7)));
+    float sink = hn::GetLane(sum);
     benchmark::DoNotOptimize(sink);
     const double flops = 2.0 * chains * steps * hn::Lanes(d);
-    state.counters["GFLOP/s"] =
-        benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+    state.counters["GFLOP/s"] = gflops(flops);
 }
 BENCHMARK(fma_peak)->Name("peak/fma/threads:1");
 
@@ -48,17 +53,15 @@ static void gemm(benchmark::State& state) {
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     std::vector<float> a(m * K), w(N * K), bias(N), c(m * N);
-    for (float* v : {a.data(), w.data(), bias.data()})
-        for (std::size_t i = 0; i < (v == a.data() ? a.size() : v == w.data() ? w.size() : bias.size()); ++i)
-            v[i] = uniform(rng);
+    for (auto* t : {&a, &w, &bias})
+        for (float& x : *t) x = uniform(rng);
     const auto packed = kt::pack_weight<N, K>(w.data(), bias.data());
     using epilogue = ctformer::kernels::epilogue<true, ctformer::kernels::activation::none, false>;
     for (auto _ : state) {
         kt::gemm<N, K, epilogue>(m, a.data(), packed, c.data(), {bias.data(), nullptr});
         benchmark::DoNotOptimize(c.data());
     }
-    state.counters["GFLOP/s"] = benchmark::Counter(2.0 * m * N * K, benchmark::Counter::kIsIterationInvariantRate,
-                                                   benchmark::Counter::kIs1000);
+    state.counters["GFLOP/s"] = gflops(2.0 * m * N * K);
 }
 BENCHMARK(gemm<512, 512>)->Name("ctformer/gemm/M1024_N512_K512/threads:1");
 BENCHMARK(gemm<2048, 512>)->Name("ctformer/gemm/M1024_N2048_K512/threads:1");
@@ -79,8 +82,7 @@ static void attention(benchmark::State& state) {
         benchmark::DoNotOptimize(out.data());
     }
     // Q·Kᵀ and P·V: 4·L²·d_k FLOPs (counted in full, also for causal)
-    state.counters["GFLOP/s"] = benchmark::Counter(4.0 * L * L * dk, benchmark::Counter::kIsIterationInvariantRate,
-                                                   benchmark::Counter::kIs1000);
+    state.counters["GFLOP/s"] = gflops(4.0 * L * L * dk);
 }
 using ctformer::kernels::causal;
 BENCHMARK(attention<10, causal::none>)->Name("ctformer/attention/L10_dk64/threads:1");

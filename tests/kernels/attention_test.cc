@@ -28,10 +28,11 @@ auto reference_attention(Q q, K key, V v, P pad) {
         if constexpr (Causal == k::causal::bottom_right) return causal_bottom_right;
         else return causal;
     };
-    if constexpr (Causal == k::causal::none && !Padding) return nn::scaled_dot_product_attention(q, key, v);
-    else if constexpr (Causal == k::causal::none) return nn::scaled_dot_product_attention(q, key, v, key_padding(pad));
-    else if constexpr (!Padding) return nn::scaled_dot_product_attention(q, key, v, causal_mask());
-    else return nn::scaled_dot_product_attention(q, key, v, causal_mask(), key_padding(pad));
+    using nn::scaled_dot_product_attention;
+    if constexpr (Causal == k::causal::none && !Padding) return scaled_dot_product_attention(q, key, v);
+    else if constexpr (Causal == k::causal::none) return scaled_dot_product_attention(q, key, v, key_padding(pad));
+    else if constexpr (!Padding) return scaled_dot_product_attention(q, key, v, causal_mask());
+    else return scaled_dot_product_attention(q, key, v, causal_mask(), key_padding(pad));
 }
 
 // logit_scale multiplies q: 30 puts logits near ±90, where a naive exp overflows.
@@ -52,11 +53,12 @@ void check(float logit_scale = 1.0f, std::vector<float> pad_values = {}) {
 
     std::vector<std::uint8_t> attend(Lk);
     for (std::size_t j = 0; j < Lk; ++j) attend[j] = in.at("pad")[j] != 0;
-    const k::attention_args args{static_cast<float>(1.0 / std::sqrt(double(Dk))), Padding ? attend.data() : nullptr};
+    const float scale = static_cast<float>(1.0 / std::sqrt(double(Dk)));
+    const k::attention_args args{scale, Padding ? attend.data() : nullptr};
     kt::attention_scratch<Lk, Dk, Dv> scratch;
     std::vector<float> got(Lq * Dv, -12345.0f);
-    kt::attention<Lq, Lk, Dk, Dv, Causal>(in.at("q").data.data(), in.at("k").data.data(), in.at("v").data.data(),
-                                          got.data(), args, scratch);
+    kt::attention<Lq, Lk, Dk, Dv, Causal>(in.at("q").data.data(), in.at("k").data.data(),
+                                          in.at("v").data.data(), got.data(), args, scratch);
     for (std::size_t i = 0; i < got.size(); ++i)
         ASSERT_NEAR(got[i], want[i], 1e-5 + 1e-4 * std::abs(want[i]))
             << "Lq=" << Lq << " Lk=" << Lk << " Dk=" << Dk << " Dv=" << Dv << " at query " << i / Dv;

@@ -71,21 +71,24 @@ void block_scores(const float* q, std::size_t row, std::size_t first, const atte
                 acc[r] = hn::MulAdd(hn::Set(d, q[(row + r) * Dk + e]), kt, acc[r]);
         }
 #pragma GCC unroll 8
-        for (std::size_t r = 0; r < Rows; ++r) hn::Store(hn::Mul(acc[r], scale), d, &s.scores[r * kKeyBlock + c]);
+        for (std::size_t r = 0; r < Rows; ++r)
+            hn::Store(hn::Mul(acc[r], scale), d, &s.scores[r * kKeyBlock + c]);
     }
     constexpr float masked = -std::numeric_limits<float>::infinity();
     for (std::size_t r = 0; r < Rows; ++r) {
         const std::size_t visible = visible_keys<Causal>(row + r, Lq, Lk);
         for (std::size_t j = 0; j < kKeyBlock; ++j) {
             const std::size_t key = first + j;
-            if (key >= visible || (args.key_attend && !args.key_attend[key])) s.scores[r * kKeyBlock + j] = masked;
+            const bool attended = key < visible && (!args.key_attend || args.key_attend[key]);
+            if (!attended) s.scores[r * kKeyBlock + j] = masked;
         }
     }
 }
 
 // Folds one key block into the running max m, sum l and output o of query row r.
 template <std::size_t Lk, std::size_t Dk, std::size_t Dv>
-void online_softmax_step(std::size_t r, std::size_t first, float& m, float& l, attention_scratch<Lk, Dk, Dv>& s) {
+void online_softmax_step(std::size_t r, std::size_t first, float& m, float& l,
+                         attention_scratch<Lk, Dk, Dv>& s) {
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d), dv = s.dv_padded();
     float* scores = &s.scores[r * kKeyBlock];
@@ -105,8 +108,10 @@ void online_softmax_step(std::size_t r, std::size_t first, float& m, float& l, a
     float* o = &s.out[r * dv];
     for (std::size_t c = 0; c < dv; c += lanes) {
         auto acc = hn::Mul(hn::Load(d, o + c), hn::Set(d, correction));
-        for (std::size_t j = 0; j < kKeyBlock; ++j)
-            if (scores[j] != 0.0f) acc = hn::MulAdd(hn::Set(d, scores[j]), hn::Load(d, &s.values[(first + j) * dv + c]), acc);
+        for (std::size_t j = 0; j < kKeyBlock; ++j) {
+            if (scores[j] == 0.0f) continue;  // a masked key
+            acc = hn::MulAdd(hn::Set(d, scores[j]), hn::Load(d, &s.values[(first + j) * dv + c]), acc);
+        }
         hn::Store(acc, d, o + c);
     }
 }
@@ -124,7 +129,8 @@ void query_block(const float* q, std::size_t row, float* out, const attention_ar
         for (std::size_t r = 0; r < Rows; ++r) online_softmax_step(r, first, m[r], l[r], s);
     }
     for (std::size_t r = 0; r < Rows; ++r)
-        for (std::size_t c = 0; c < Dv; ++c) out[(row + r) * Dv + c] = l[r] > 0 ? s.out[r * s.dv_padded() + c] / l[r] : 0.0f;
+        for (std::size_t c = 0; c < Dv; ++c)
+            out[(row + r) * Dv + c] = l[r] > 0 ? s.out[r * s.dv_padded() + c] / l[r] : 0.0f;  // 0: all masked
 }
 
 // out [Lq, Dv] = softmax(mask(scale · q·kᵀ)) · v for q [Lq, Dk], k [Lk, Dk], v [Lk, Dv].

@@ -125,7 +125,8 @@ void micro_tile(const float* a, const packed_weight<N, K>& w, std::size_t row, s
 
 // C [m, N] = epilogue(A [m, K] · Wᵀ).
 template <std::size_t N, std::size_t K, class Epilogue = plain>
-void gemm(std::size_t m, const float* a, const packed_weight<N, K>& w, float* c, const epilogue_args& args = {}) {
+void gemm(std::size_t m, const float* a, const packed_weight<N, K>& w, float* c,
+          const epilogue_args& args = {}) {
     for (std::size_t p = 0; p < w.panels; ++p) {
         std::size_t row = 0;
         for (; row + kRows <= m; row += kRows) micro_tile<kRows, N, K, Epilogue>(a, w, row, p, c, args);
