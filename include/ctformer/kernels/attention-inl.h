@@ -85,6 +85,28 @@ void block_scores(const float* q, std::size_t row, std::size_t first, const atte
     }
 }
 
+inline constexpr std::size_t kOutputVectors = 8;  // output columns (in vectors) per pass over a key block
+
+// o[0, Vectors·lanes) = o · correction + Σ_j p[j] · values[j·stride ...]
+template <std::size_t Vectors>
+void accumulate_values(const float* p, const float* values, std::size_t stride, float correction, float* o) {
+    const hn::ScalableTag<float> d;
+    const std::size_t lanes = hn::Lanes(d);
+    hn::Vec<decltype(d)> acc[Vectors];
+#pragma GCC unroll 8
+    for (std::size_t v = 0; v < Vectors; ++v)
+        acc[v] = hn::Mul(hn::Load(d, o + v * lanes), hn::Set(d, correction));
+    for (std::size_t j = 0; j < kKeyBlock; ++j) {
+        if (p[j] == 0.0f) continue;  // a masked key
+        const auto weight = hn::Set(d, p[j]);
+#pragma GCC unroll 8
+        for (std::size_t v = 0; v < Vectors; ++v)
+            acc[v] = hn::MulAdd(weight, hn::Load(d, values + j * stride + v * lanes), acc[v]);
+    }
+#pragma GCC unroll 8
+    for (std::size_t v = 0; v < Vectors; ++v) hn::Store(acc[v], d, o + v * lanes);
+}
+
 // Folds one key block into the running max m, sum l and output o of query row r.
 template <std::size_t Lk, std::size_t Dk, std::size_t Dv>
 void online_softmax_step(std::size_t r, std::size_t first, float& m, float& l,
@@ -105,15 +127,14 @@ void online_softmax_step(std::size_t r, std::size_t first, float& m, float& l,
     l = l * correction + hn::GetLane(hn::SumOfLanes(d, sum));
     m = m_new;
 
+    // o = o · correction + Σ_j p_j · v_j, kOutputVectors independent accumulator chains at a time
     float* o = &s.out[r * dv];
-    for (std::size_t c = 0; c < dv; c += lanes) {
-        auto acc = hn::Mul(hn::Load(d, o + c), hn::Set(d, correction));
-        for (std::size_t j = 0; j < kKeyBlock; ++j) {
-            if (scores[j] == 0.0f) continue;  // a masked key
-            acc = hn::MulAdd(hn::Set(d, scores[j]), hn::Load(d, &s.values[(first + j) * dv + c]), acc);
-        }
-        hn::Store(acc, d, o + c);
-    }
+    const float* values = &s.values[first * dv];
+    const std::size_t chunk = kOutputVectors * lanes, chunked_end = dv - dv % chunk;
+    for (std::size_t c = 0; c < chunked_end; c += chunk)
+        accumulate_values<kOutputVectors>(scores, values + c, dv, correction, o + c);
+    for (std::size_t c = chunked_end; c < dv; c += lanes)
+        accumulate_values<1>(scores, values + c, dv, correction, o + c);
 }
 
 template <std::size_t Rows, std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causal Causal>
