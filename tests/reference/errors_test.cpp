@@ -1,15 +1,12 @@
 // Run-time errors of the reference evaluator and of host_tensor: typed, naming the tensor and shapes.
-#include <ctformer/ctformer.hpp>
-#include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
 
+#include "support/tensors.hpp"
+
 namespace {
 
-ctf::host_tensor<float> filled(ctf::dims_t dims) {
-    return ctf::host_tensor<float>(std::move(dims));  // zeros
-}
+ctf::host_tensor<float> zeros(ctf::dims_t dims) { return test::filled(std::move(dims), 0.0f); }
 
 // Whether `text` occurs in `message`, with the message shown on failure.
 ::testing::AssertionResult mentions(const std::string& message, const std::string& text) {
@@ -22,7 +19,7 @@ ctf::host_tensor<float> filled(ctf::dims_t dims) {
 TEST(MissingTensor, ThrowsTypedError) {
     auto a = ctf::input<"a", 2, 3>();
     auto b = ctf::weight<"b", 3, 2>();
-    ctf::tensor_map in{{"a", filled({2, 3})}};
+    ctf::tensor_map in{{"a", zeros({2, 3})}};
     EXPECT_THROW((void)ctf::reference::evaluate(ctf::matmul(a, b), in), ctf::missing_tensor);
     EXPECT_THROW((void)ctf::reference::evaluate(ctf::matmul(a, b), in), ctf::error);  // the common base
 }
@@ -30,7 +27,7 @@ TEST(MissingTensor, ThrowsTypedError) {
 TEST(MissingTensor, NamesTheTensorAndItsShape) {
     auto a = ctf::input<"a", 2, 3>();
     auto b = ctf::weight<"W_q.weight", 3, 2>();
-    ctf::tensor_map in{{"a", filled({2, 3})}};
+    ctf::tensor_map in{{"a", zeros({2, 3})}};
     try {
         (void)ctf::reference::evaluate(ctf::matmul(a, b), in);
         FAIL() << "expected ctf::missing_tensor";
@@ -55,14 +52,14 @@ TEST(MissingTensor, ShowsTheBatchExtentAsB) {
 
 TEST(ShapeMismatch, ThrowsTypedError) {
     auto a = ctf::input<"a", 2, 3>();
-    ctf::tensor_map in{{"a", filled({3, 2})}};
+    ctf::tensor_map in{{"a", zeros({3, 2})}};
     EXPECT_THROW((void)ctf::reference::evaluate(ctf::relu(a), in), ctf::shape_mismatch);
     EXPECT_THROW((void)ctf::reference::evaluate(ctf::relu(a), in), ctf::error);
 }
 
 TEST(ShapeMismatch, NamesTheTensorExpectedAndFoundShapes) {
     auto a = ctf::input<"a", 2, 3>();
-    ctf::tensor_map in{{"a", filled({3, 2})}};
+    ctf::tensor_map in{{"a", zeros({3, 2})}};
     try {
         (void)ctf::reference::evaluate(ctf::relu(a), in);
         FAIL() << "expected ctf::shape_mismatch";
@@ -76,7 +73,7 @@ TEST(ShapeMismatch, NamesTheTensorExpectedAndFoundShapes) {
 
 TEST(ShapeMismatch, WrongRankIsReported) {
     auto w = ctf::weight<"w", 2, 3>();
-    ctf::tensor_map in{{"w", filled({6})}};
+    ctf::tensor_map in{{"w", zeros({6})}};
     try {
         (void)ctf::reference::evaluate(ctf::relu(w), in);
         FAIL() << "expected ctf::shape_mismatch";
@@ -89,7 +86,7 @@ TEST(ShapeMismatch, WrongRankIsReported) {
 
 TEST(ShapeMismatch, BatchedInputWithWrongStaticExtent) {
     auto x = ctf::input<"x", ctf::batch, 2, 3>();
-    ctf::tensor_map in{{"x", filled({5, 2, 4})}};
+    ctf::tensor_map in{{"x", zeros({5, 2, 4})}};
     try {
         (void)ctf::reference::evaluate(ctf::relu(x), in);
         FAIL() << "expected ctf::shape_mismatch";
@@ -103,14 +100,14 @@ TEST(ShapeMismatch, BatchedInputWithWrongStaticExtent) {
 TEST(ShapeMismatch, BatchSizesMustAgree) {
     auto x = ctf::input<"x", ctf::batch, 2>();
     auto y = ctf::input<"y", ctf::batch, 2>();
-    ctf::tensor_map in{{"x", filled({2, 2})}, {"y", filled({3, 2})}};
+    ctf::tensor_map in{{"x", zeros({2, 2})}, {"y", zeros({3, 2})}};
     EXPECT_THROW((void)ctf::reference::evaluate(x + y, in), ctf::shape_mismatch);
 }
 
 TEST(ShapeMismatch, BatchDisagreementNamesTheBatchAndTheTensor) {
     auto x = ctf::input<"x", ctf::batch, 2>();
     auto y = ctf::input<"y", ctf::batch, 2>();
-    ctf::tensor_map in{{"x", filled({2, 2})}, {"y", filled({3, 2})}};
+    ctf::tensor_map in{{"x", zeros({2, 2})}, {"y", zeros({3, 2})}};
     try {
         (void)ctf::reference::evaluate(x + y, in);
         FAIL() << "expected ctf::shape_mismatch";

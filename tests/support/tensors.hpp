@@ -26,9 +26,14 @@ inline ctf::host_tensor<float> identity(std::size_t n) {
     return t;
 }
 
-inline void expect_near(const ctf::host_tensor<double>& got, const std::vector<double>& want, double tolerance) {
+// Every element within tolerance; an expected infinity (a masked score) must match exactly.
+inline void expect_near(const ctf::host_tensor<double>& got, const std::vector<double>& want,
+                        double tolerance) {
     ASSERT_EQ(got.size(), want.size());
-    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], tolerance) << "at flat index " << i;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        if (std::isinf(want[i])) EXPECT_EQ(got[i], want[i]) << "at flat index " << i;
+        else EXPECT_NEAR(got[i], want[i], tolerance) << "at flat index " << i;
+    }
 }
 
 inline void expect_same(const ctf::host_tensor<double>& a, const ctf::host_tensor<double>& b, double tolerance) {

@@ -30,10 +30,10 @@ inline value apply(matmul_op, const dims_t& out, const value& a, const value& b)
     const std::size_t m = extent(a.dims, 1), k = extent(a.dims), n = extent(b.dims);
     const std::size_t a_count = a.size() / (m * k), b_count = b.size() / (k * n);
     value c(out);
-    for (std::size_t batch = 0; batch < c.size() / (m * n); ++batch) {
-        const double* A = &a[(batch % a_count) * m * k];
-        const double* B = &b[(batch % b_count) * k * n];
-        double* C = &c[batch * m * n];
+    for (std::size_t matrix = 0; matrix < c.size() / (m * n); ++matrix) {
+        const double* A = &a[(matrix % a_count) * m * k];
+        const double* B = &b[(matrix % b_count) * k * n];
+        double* C = &c[matrix * m * n];
         for (std::size_t i = 0; i < m; ++i)
             for (std::size_t j = 0; j < n; ++j) {
                 double sum = 0;
