@@ -56,7 +56,10 @@ struct tree_printer {
     template <class Op, class Shape, class... Children>
     std::string operator()(call_tag, const node<Op, Shape>& n, const Children&... children) const {
         std::string label = Op::name;
-        if constexpr (has_detail<Op>) label += std::string(" ") + n.op.detail();
+        if constexpr (has_detail<Op>) {
+            const std::string detail = n.op.detail();
+            if (!detail.empty()) label.append(" ").append(detail);
+        }
         return (line(label, to_string<Shape>()) + ... + child(children));
     }
 

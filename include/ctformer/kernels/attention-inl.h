@@ -43,19 +43,19 @@ struct attention_scratch {
 
 // Kᵀ [Dk, Lk padded] and V [Lk padded, Dv padded], zero-filled past the real keys and columns.
 template <std::size_t Lk, std::size_t Dk, std::size_t Dv>
-void stage_keys_values(const float* k, const float* v, attention_scratch<Lk, Dk, Dv>& s) {
+void stage_keys_values(strided_rows<const float> k, strided_rows<const float> v, attention_scratch<Lk, Dk, Dv>& s) {
     const std::size_t lk = s.keys_padded(), dv = s.dv_padded();
     std::fill_n(s.keys_t.get(), Dk * lk, 0.0f);
     std::fill_n(s.values.get(), lk * dv, 0.0f);
     for (std::size_t j = 0; j < Lk; ++j) {
-        for (std::size_t c = 0; c < Dk; ++c) s.keys_t[c * lk + j] = k[j * Dk + c];
-        std::copy_n(v + j * Dv, Dv, &s.values[j * dv]);
+        for (std::size_t c = 0; c < Dk; ++c) s.keys_t[c * lk + j] = k.row(j)[c];
+        std::copy_n(v.row(j), Dv, &s.values[j * dv]);
     }
 }
 
 // scores[r][0, kKeyBlock) = scale · q_{row + r} · k_{first..}, masked keys -inf.
 template <std::size_t Rows, std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causal Causal>
-void block_scores(const float* q, std::size_t row, std::size_t first, const attention_args& args,
+void block_scores(strided_rows<const float> q, std::size_t row, std::size_t first, const attention_args& args,
                   attention_scratch<Lk, Dk, Dv>& s) {
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d), lk = s.keys_padded();
@@ -68,7 +68,7 @@ void block_scores(const float* q, std::size_t row, std::size_t first, const atte
             const auto kt = hn::Load(d, &s.keys_t[e * lk + first + c]);
 #pragma GCC unroll 8
             for (std::size_t r = 0; r < Rows; ++r)
-                acc[r] = hn::MulAdd(hn::Set(d, q[(row + r) * Dk + e]), kt, acc[r]);
+                acc[r] = hn::MulAdd(hn::Set(d, q.row(row + r)[e]), kt, acc[r]);
         }
 #pragma GCC unroll 8
         for (std::size_t r = 0; r < Rows; ++r)
@@ -138,7 +138,7 @@ void online_softmax_step(std::size_t r, std::size_t first, float& m, float& l,
 }
 
 template <std::size_t Rows, std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causal Causal>
-void query_block(const float* q, std::size_t row, float* out, const attention_args& args,
+void query_block(strided_rows<const float> q, std::size_t row, strided_rows<float> out, const attention_args& args,
                  attention_scratch<Lk, Dk, Dv>& s) {
     float m[Rows], l[Rows];
     std::fill_n(m, Rows, -std::numeric_limits<float>::infinity());
@@ -151,23 +151,32 @@ void query_block(const float* q, std::size_t row, float* out, const attention_ar
     }
     for (std::size_t r = 0; r < Rows; ++r)
         for (std::size_t c = 0; c < Dv; ++c)
-            out[(row + r) * Dv + c] = l[r] > 0 ? s.out[r * s.dv_padded() + c] / l[r] : 0.0f;  // 0: all masked
+            out.row(row + r)[c] = l[r] > 0 ? s.out[r * s.dv_padded() + c] / l[r] : 0.0f;  // 0: all masked
 }
 
-// out [Lq, Dv] = softmax(mask(scale · q·kᵀ)) · v for q [Lq, Dk], k [Lk, Dk], v [Lk, Dv].
+// Query rows [row_begin, row_end) of the attention output, K and V staged in the scratch. Rows go in
+// blocks of kQueryRows from row_begin: with row_begin a multiple of kQueryRows, a row's result does
+// not depend on how the rows are split among threads.
 template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causal Causal = causal::none>
-void attention(const float* q, const float* k, const float* v, float* out, const attention_args& args,
-               attention_scratch<Lk, Dk, Dv>& scratch) {
-    stage_keys_values(k, v, scratch);
-    std::size_t row = 0;
-    for (; row + kQueryRows <= Lq; row += kQueryRows)
+void attend_rows(strided_rows<const float> q, std::size_t row_begin, std::size_t row_end, strided_rows<float> out,
+                 const attention_args& args, attention_scratch<Lk, Dk, Dv>& scratch) {
+    std::size_t row = row_begin;
+    for (; row + kQueryRows <= row_end; row += kQueryRows)
         query_block<kQueryRows, Lq, Lk, Dk, Dv, Causal>(q, row, out, args, scratch);
-    switch (Lq - row) {  // the last rows
+    switch (row_end - row) {  // the last rows
         case 3: query_block<3, Lq, Lk, Dk, Dv, Causal>(q, row, out, args, scratch); break;
         case 2: query_block<2, Lq, Lk, Dk, Dv, Causal>(q, row, out, args, scratch); break;
         case 1: query_block<1, Lq, Lk, Dk, Dv, Causal>(q, row, out, args, scratch); break;
         default: break;
     }
+}
+
+// out [Lq, Dv] = softmax(mask(scale · q·kᵀ)) · v for q [Lq, Dk], k [Lk, Dk], v [Lk, Dv], contiguous.
+template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causal Causal = causal::none>
+void attention(const float* q, const float* k, const float* v, float* out, const attention_args& args,
+               attention_scratch<Lk, Dk, Dv>& scratch) {
+    stage_keys_values({k, Dk}, {v, Dv}, scratch);
+    attend_rows<Lq, Lk, Dk, Dv, Causal>({q, Dk}, 0, Lq, {out, Dv}, args, scratch);
 }
 
 }  // namespace ctformer::kernels::HWY_NAMESPACE

@@ -34,17 +34,16 @@ inline std::size_t panel_width() { return kPanelVectors * hn::Lanes(float_tag())
 
 // W [N, K] packed for this target: panel p holds columns p·w .. p·w + w - 1 (w = panel_width()),
 // as K rows of w floats; bias padded to whole panels.
-template <std::size_t N, std::size_t K>
 struct packed_weight {
-    std::size_t panels = 0;
+    std::size_t n = 0, k = 0, panels = 0;
     hwy::AlignedFreeUniquePtr<float[]> panel_data;
     hwy::AlignedFreeUniquePtr<float[]> bias;
 };
 
 template <std::size_t N, std::size_t K>
-packed_weight<N, K> pack_weight(const float* w, const float* bias = nullptr) {
+packed_weight pack_weight(const float* w, const float* bias = nullptr) {
     const std::size_t width = panel_width();
-    packed_weight<N, K> packed;
+    packed_weight packed{N, K};
     packed.panels = (N + width - 1) / width;
     packed.panel_data = hwy::AllocateAligned<float>(packed.panels * K * width);
     packed.bias = hwy::AllocateAligned<float>(packed.panels * width);
@@ -75,7 +74,7 @@ void finish_scalar(float* out, const float* residual, std::size_t count) {
 
 // C rows [row, row + Rows) × panel p.
 template <std::size_t Rows, std::size_t N, std::size_t K, class Epilogue>
-void micro_tile(const float* a, const packed_weight<N, K>& w, std::size_t row, std::size_t p, float* c,
+void micro_tile(const float* a, const packed_weight& w, std::size_t row, std::size_t p, float* c,
                 const epilogue_args& args) {
     const float_tag d;
     const std::size_t lanes = hn::Lanes(d), width = panel_width();
@@ -105,7 +104,8 @@ void micro_tile(const float* a, const packed_weight<N, K>& w, std::size_t row, s
     const bool whole = first + width <= N;
     for (std::size_t r = 0; r < Rows; ++r) {
         float* out = c + (row + r) * N + first;
-        const float* residual = Epilogue::residual ? args.residual + (row + r) * N + first : nullptr;
+        const std::size_t residual_row = args.residual_rows ? (row + r) % args.residual_rows : row + r;
+        const float* residual = Epilogue::residual ? args.residual + residual_row * N + first : nullptr;
         if (whole && Epilogue::act != activation::gelu) {
             for (std::size_t v = 0; v < kPanelVectors; ++v) {
                 V y = acc[r][v];
@@ -123,20 +123,28 @@ void micro_tile(const float* a, const packed_weight<N, K>& w, std::size_t row, s
     }
 }
 
-// C [m, N] = epilogue(A [m, K] · Wᵀ).
+// Rows [row_begin, row_end) × panels [panel_begin, panel_end) of C = epilogue(A · Wᵀ). Rows go in
+// tiles of kRows from row_begin, so a row's arithmetic does not depend on how work is split as long
+// as row_begin is a multiple of kRows: results are the same for any number of threads.
 template <std::size_t N, std::size_t K, class Epilogue = plain>
-void gemm(std::size_t m, const float* a, const packed_weight<N, K>& w, float* c,
-          const epilogue_args& args = {}) {
-    for (std::size_t p = 0; p < w.panels; ++p) {
-        std::size_t row = 0;
-        for (; row + kRows <= m; row += kRows) micro_tile<kRows, N, K, Epilogue>(a, w, row, p, c, args);
-        switch (m - row) {  // the last rows
+void gemm_block(const float* a, const packed_weight& w, float* c, const epilogue_args& args,
+                std::size_t row_begin, std::size_t row_end, std::size_t panel_begin, std::size_t panel_end) {
+    for (std::size_t p = panel_begin; p < panel_end; ++p) {
+        std::size_t row = row_begin;
+        for (; row + kRows <= row_end; row += kRows) micro_tile<kRows, N, K, Epilogue>(a, w, row, p, c, args);
+        switch (row_end - row) {  // the last rows
             case 3: micro_tile<3, N, K, Epilogue>(a, w, row, p, c, args); break;
             case 2: micro_tile<2, N, K, Epilogue>(a, w, row, p, c, args); break;
             case 1: micro_tile<1, N, K, Epilogue>(a, w, row, p, c, args); break;
             default: break;
         }
     }
+}
+
+// C [m, N] = epilogue(A [m, K] · Wᵀ).
+template <std::size_t N, std::size_t K, class Epilogue = plain>
+void gemm(std::size_t m, const float* a, const packed_weight& w, float* c, const epilogue_args& args = {}) {
+    gemm_block<N, K, Epilogue>(a, w, c, args, 0, m, 0, w.panels);
 }
 
 }  // namespace ctformer::kernels::HWY_NAMESPACE

@@ -20,10 +20,12 @@ struct epilogue {
 
 using plain = epilogue<false, activation::none, false>;
 
-// Run-time operands of the epilogue; the residual is [rows, N], row-major.
+// Run-time operands of the epilogue. The residual is [rows, N], row-major; with residual_rows > 0 it
+// has only that many rows, repeated (a [L, N] table added to every sequence of [B·L, N]).
 struct epilogue_args {
     const float* bias = nullptr;
     const float* residual = nullptr;
+    std::size_t residual_rows = 0;
 };
 
 }  // namespace ctformer::kernels

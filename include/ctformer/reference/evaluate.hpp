@@ -11,6 +11,8 @@
 #include <tuple>
 
 #include "../dsl/bind.hpp"
+#include "../runtime/tensor_check.hpp"
+#include "fused_ops.hpp"
 #include "ops.hpp"
 
 namespace ctformer::reference {
@@ -87,24 +89,12 @@ private:
 
     template <class Shape>
     dims_t dims() const {
-        dims_t result;
-        for (int e : Shape::extents)
-            result.push_back(e == batch ? batch_.value() : static_cast<std::size_t>(e));
-        return result;
+        return dims_of<Shape>(Shape::batched ? batch_.value() : 0);
     }
 
     template <class Shape>
     value read(std::string_view name) {
-        const auto found = inputs_.find(name);
-        if (found == inputs_.end()) throw missing_tensor(std::string(name), ctformer::to_string<Shape>());
-        const host_tensor<float>& given = found->second;
-        if (Shape::batched && !batch_ && given.dims.size() == Shape::rank) batch_ = given.dims[0];
-        if (given.dims.size() != Shape::rank || given.dims != dims<Shape>()) {
-            const std::string batch_text =
-                Shape::batched && batch_ ? std::string(" with B=") + std::to_string(*batch_) : "";
-            throw shape_mismatch(std::string(name), ctformer::to_string<Shape>() + batch_text,
-                                 ctformer::to_string(given.dims));
-        }
+        const host_tensor<float>& given = checked_tensor<Shape>(inputs_, name, batch_);
         return value(given.dims, {given.data.begin(), given.data.end()});
     }
 

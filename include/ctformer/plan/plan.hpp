@@ -1,0 +1,104 @@
+// The plan of a fused graph: its kernel steps in the order they run (plan/lowering.hpp), each with
+// what it writes, its shape, its floating-point work and the scratch it needs.
+#pragma once
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <boost/hana/drop_front.hpp>
+#include <boost/hana/for_each.hpp>
+
+#include "lowering.hpp"
+
+namespace ctformer::plan {
+
+struct step {
+    std::string kernel;
+    std::string detail;  // the operation's parameters (epilogue, scale, eps)
+    std::string writes;  // the bound name, "result", or "(temporary)"
+    std::string shape;
+    double flops = 0;
+    std::size_t scratch_bytes = 0;  // memory the step needs besides its output
+};
+
+namespace detail {
+template <class T>
+concept has_detail = requires(const T& t) { t.detail(); };
+
+// Attention's scratch per thread: Kᵀ and V of one head staged in 64-key blocks, scores of four
+// queries (the kernel's blocking; vector padding aside).
+template <class E>
+std::size_t attention_scratch_bytes() {
+    using K = child_t<E, 1>;
+    constexpr std::size_t lk = (last(extents_of<K>, 1) + 63) / 64 * 64;
+    constexpr std::size_t dk = last(extents_of<K>), dv = last(extents_of<E>);
+    return sizeof(float) * (lk * (dk + dv) + 4 * 64 + 4 * dv);
+}
+
+struct collector {
+    std::size_t batch_size;
+    std::vector<step> steps;
+
+    // The steps E's value needs, then E's own, which writes `writes`.
+    template <expression E>
+    void add(const E& e, const std::string& writes) {
+        if constexpr (!is_leaf<E>) {
+            if constexpr (merged_attention<E>) operands_of_attention(child<0>(e));
+            else if constexpr (is_attention<E>) operands_of_attention(e);
+            else if constexpr (is_gemm<E>) operands_of_gemm(e);
+            else hana::for_each(hana::drop_front(e.elements), [&](const auto& c) { add(c, "(temporary)"); });
+            push(e, writes);
+        }
+    }
+
+    // The weight and bias are packed at bind time; A and the residual are read.
+    template <expression G>
+    void operands_of_gemm(const G& g) {
+        add(child<0>(g), "(temporary)");
+        if constexpr (epilogue_of<G>::residual) add(child<arity<G> - 1>(g), "(temporary)");
+    }
+
+    template <expression A>
+    void operands_of_attention(const A& a) {
+        hana::for_each(hana::drop_front(a.elements), [&](const auto& c) { through_views(c); });
+    }
+
+    // split_heads, expand_heads and columns are read through, not computed.
+    template <expression E>
+    void through_views(const E& e) {
+        if constexpr (is_leaf<E>) return;
+        else if constexpr (is_op<E, split_heads_op> || is_op<E, expand_heads_op> ||
+                           is_columns<E>)
+            through_views(child<0>(e));
+        else add(e, "(temporary)");
+    }
+
+    template <expression E>
+    void push(const E& e, const std::string& writes) {
+        step s{kernel_name<E>(), "", writes, to_string<shape_of_t<E>>(), flops<E>(batch_size), 0};
+        const auto& op = [&]() -> const auto& {
+            if constexpr (merged_attention<E>) return op_of(child<0>(e));
+            else return op_of(e);
+        }();
+        if constexpr (has_detail<std::decay_t<decltype(op)>>) s.detail = op.detail();
+        if constexpr (merged_attention<E>) s.scratch_bytes = attention_scratch_bytes<child_t<E, 0>>();
+        if constexpr (is_attention<E>) s.scratch_bytes = attention_scratch_bytes<E>();
+        steps.push_back(std::move(s));
+    }
+};
+}  // namespace detail
+
+template <operand G>
+std::vector<step> steps(const G& g, std::size_t batch_size) {
+    detail::collector c{batch_size, {}};
+    if constexpr (expression<G>) {
+        c.add(g, "result");
+    } else {
+        std::apply([&](const auto&... b) { (c.add(b.definition, std::string(b.name.view())), ...); }, g.bindings);
+        c.add(g.result, "result");
+    }
+    return c.steps;
+}
+
+}  // namespace ctformer::plan

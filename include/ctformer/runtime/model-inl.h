@@ -1,0 +1,181 @@
+// A compiled model: the declared graph, fused by the passes at compile time, with weights packed
+// at bind time and its steps run by the executor. Per-target code (the packed panels depend on the
+// vector width); <ctformer/compile.hpp> instantiates it for the static target.
+//
+//   auto model = compile(graph);   model.bind(weights);   model.run(inputs, output, {.threads = 2});
+//
+// run() may be called from several threads at once: each run takes its own workspace.
+// Toggling include guard: this file is included once per target.
+#if defined(CTFORMER_RUNTIME_MODEL_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef CTFORMER_RUNTIME_MODEL_INL_H_
+#undef CTFORMER_RUNTIME_MODEL_INL_H_
+#else
+#define CTFORMER_RUNTIME_MODEL_INL_H_
+#endif
+
+#include <memory>
+#include <optional>
+
+#include "../inspect/explain.hpp"
+#include "../passes/pipeline.hpp"
+#include "../plan/walk.hpp"
+#include "execute-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ctformer::runtime::HWY_NAMESPACE {
+
+template <operand Graph>
+class model {
+    template <class Leaf>
+    static constexpr bool is_input() {
+        if constexpr (requires { Leaf::tensor_role; }) return Leaf::tensor_role == role::input;
+        else return false;
+    }
+    template <class... Leaves>
+    static constexpr std::size_t count_inputs(leaf_set<Leaves...>) {
+        return (std::size_t{0} + ... + std::size_t{is_input<Leaves>()});
+    }
+    template <class... Leaves>
+    static constexpr std::string_view first_input(leaf_set<Leaves...>) {
+        std::string_view name;
+        ((is_input<Leaves>() && name.empty() ? (name = Leaves::name.view(), 0) : 0), ...);
+        return name;
+    }
+    static constexpr std::size_t input_count = count_inputs(leaves_t<Graph>{});
+    static constexpr std::string_view single_input_name() { return first_input(leaves_t<Graph>{}); }
+
+
+public:
+    using fused_type = decltype(passes::fuse(std::declval<const Graph&>()));
+
+    explicit model(Graph g) : graph_(std::move(g)), fused_(passes::fuse(graph_)) {}
+
+    // Checks every weight against its declared shape and packs the GEMM panels.
+    void bind(const tensor_map& weights) {
+        weight_store store;
+        store.bind(leaves_t<fused_type>{}, weights);
+        packed_weights packed;
+        plan::for_each_node(fused_, [&](const auto& e) {
+            if constexpr (is_gemm<std::decay_t<decltype(e)>>) pack(e, weights, packed);
+        });
+        weights_ = std::move(store);
+        packed_ = std::move(packed);
+        bound_ = true;
+    }
+
+    // The inputs by name; output takes the result's shape (or must already have it).
+    void run(const tensor_map& inputs, host_tensor<float>& output, run_options options = {}) const {
+        if (!bound_) throw error("ctformer: run() before bind(): the model's weights are not given yet");
+        std::optional<std::size_t> batch_size;
+        check_inputs(leaves_t<fused_type>{}, inputs, batch_size);
+        const dims_t expected = dims_of<shape_of_t<fused_type>>(batch_size.value_or(1));
+        if (output.dims.empty()) output = host_tensor<float>(expected);
+        if (output.dims != expected) throw shape_mismatch("output", to_string(expected), to_string(output.dims));
+        const std::unique_ptr<workspace, workspace_return> ws(pool_->take().release(), {pool_.get()});
+        executor ex(weights_, packed_, inputs, *ws, batch_size.value_or(1), thread_count(options.threads));
+        execute(ex, output.data.data());
+    }
+
+    host_tensor<float> run(const tensor_map& inputs, run_options options = {}) const {
+        host_tensor<float> output;
+        run(inputs, output, options);
+        return output;
+    }
+
+    // For a graph with one input: that input.
+    void run(const host_tensor<float>& input, host_tensor<float>& output, run_options options = {}) const
+        requires(input_count == 1)
+    {
+        run(tensor_map{{std::string(single_input_name()), input}}, output, options);
+    }
+
+    std::string explain(std::size_t batch_size = 1) const { return ctformer::explain(graph_, batch_size); }
+
+    const Graph& graph() const { return graph_; }
+    const fused_type& fused() const { return fused_; }
+
+private:
+    template <class... Leaves>
+    static void check_inputs(leaf_set<Leaves...>, const tensor_map& inputs, std::optional<std::size_t>& batch_size) {
+        (check_input<Leaves>(inputs, batch_size), ...);
+    }
+    template <class Leaf>
+    static void check_input(const tensor_map& inputs, std::optional<std::size_t>& batch_size) {
+        if constexpr (is_input<Leaf>()) checked_tensor<typename Leaf::shape>(inputs, Leaf::name.view(), batch_size);
+    }
+
+    // W (and the bias) of a gemm node, evaluated from the weights (a concat stacks them), packed.
+    template <class E>
+    static void pack(const E& e, const tensor_map& weights, packed_weights& packed) {
+        using W = child_t<E, 1>;
+        constexpr std::size_t n = extents_of<W>[0], k = last(extents_of<W>);
+        const auto narrow = [](const reference::value& v) { return std::vector<float>(v.data.begin(), v.data.end()); };
+        const std::vector<float> w = narrow(reference::evaluate(child<1>(e), weights));
+        std::vector<float> bias;
+        if constexpr (epilogue_of<E>::bias) bias = narrow(reference::evaluate(child<2>(e), weights));
+        packed.insert_or_assign(gemm_key<E>(), kt::pack_weight<n, k>(w.data(), bias.empty() ? nullptr : bias.data()));
+    }
+
+    // Each binding into its buffer (the last one straight into the output when it is the result).
+    void execute(executor& ex, float* output) const {
+        if constexpr (expression<fused_type>) {
+            ex.compute(fused_, output);
+        } else {
+            constexpr std::size_t count = std::tuple_size_v<decltype(fused_.bindings)>;
+            [&]<std::size_t... I>(std::index_sequence<I...>) {
+                (compute_binding<I, count>(ex, std::get<I>(fused_.bindings), output), ...);
+            }(std::make_index_sequence<count>{});
+            if constexpr (!result_is_last_binding()) ex.compute(fused_.result, output);
+        }
+    }
+
+    static constexpr bool result_is_last_binding() {
+        if constexpr (expression<fused_type>) {
+            return false;
+        } else {
+            using bindings = decltype(fused_type::bindings);
+            constexpr std::size_t count = std::tuple_size_v<bindings>;
+            if constexpr (count == 0) return false;
+            else return std::is_same_v<typename fused_type::result_type,
+                                       terminal_t<typename std::tuple_element_t<count - 1, bindings>::leaf>>;
+        }
+    }
+
+    template <std::size_t I, std::size_t Count, class Binding>
+    void compute_binding(executor& ex, const Binding& b, float* output) const {
+        if constexpr (I + 1 == Count && result_is_last_binding())
+            ex.compute_binding(b, output);
+        else
+            ex.compute_binding(b, ex.template buffer<shape_of_t<decltype(b.definition)>>());
+    }
+
+    struct workspace_return {
+        workspace_pool* pool;
+        void operator()(workspace* w) const { pool->give_back(std::unique_ptr<workspace>(w)); }
+    };
+
+    Graph graph_;
+    fused_type fused_;
+    weight_store weights_;
+    packed_weights packed_;
+    bool bound_ = !has_weights(leaves_t<Graph>{});
+    std::unique_ptr<workspace_pool> pool_ = std::make_unique<workspace_pool>();
+
+    template <class... Leaves>
+    static constexpr bool has_weights(leaf_set<Leaves...>) {
+        return (false || ... || [] {
+            if constexpr (requires { Leaves::tensor_role; }) return Leaves::tensor_role == role::weight;
+            else return false;
+        }());
+    }
+};
+
+template <operand Graph>
+model<Graph> compile(Graph g) {
+    return model<Graph>(std::move(g));
+}
+
+}  // namespace ctformer::runtime::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // CTFORMER_RUNTIME_MODEL_INL_H_ toggle

@@ -1,0 +1,39 @@
+// Running independent work items on several threads (OpenMP where the build has it, else in order).
+// Items are claimed one at a time, so uneven items (causal attention rows) balance; what an item
+// computes never depends on which thread runs it.
+#pragma once
+
+#include <cstddef>
+#include <thread>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace ctformer::runtime {
+
+struct run_options {
+    int threads = 0;  // 0: every hardware thread
+};
+
+// 0 means every hardware thread.
+inline int thread_count(int requested) {
+    if (requested > 0) return requested;
+    const unsigned hardware = std::thread::hardware_concurrency();
+    return hardware ? static_cast<int>(hardware) : 1;
+}
+
+// f(item, thread) for item in [0, count), thread in [0, threads).
+template <class F>
+void parallel_for(std::size_t count, int threads, F f) {
+#ifdef _OPENMP
+    if (threads > 1 && count > 1) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+        for (std::size_t item = 0; item < count; ++item) f(item, omp_get_thread_num());
+        return;
+    }
+#endif
+    for (std::size_t item = 0; item < count; ++item) f(item, 0);
+}
+
+}  // namespace ctformer::runtime
