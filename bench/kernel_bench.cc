@@ -11,41 +11,11 @@
 
 #include <ctformer/kernels/attention-inl.h>
 #include <ctformer/kernels/gemm-inl.h>
+#include <ctformer/kernels/rows-inl.h>
 
-namespace hn = hwy::HWY_NAMESPACE;
 namespace kt = ctformer::kernels::HWY_NAMESPACE;
 
-// A rate counter of `flops` per iteration, in GFLOP/s.
-static benchmark::Counter gflops(double flops) {
-    return benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
-}
-
-// Independent FMA chains in the widest vectors: what one core can do at best.
-template <class V>
-HWY_INLINE void fma_steps(V& a0, V& a1, V& a2, V& a3, V& a4, V& a5, V& a6, V& a7, V x, V y, int steps) {
-    for (int s = 0; s < steps; ++s) {
-        a0 = hn::MulAdd(a0, x, y), a1 = hn::MulAdd(a1, x, y), a2 = hn::MulAdd(a2, x, y);
-        a3 = hn::MulAdd(a3, x, y), a4 = hn::MulAdd(a4, x, y), a5 = hn::MulAdd(a5, x, y);
-        a6 = hn::MulAdd(a6, x, y), a7 = hn::MulAdd(a7, x, y);
-    }
-}
-
-static void fma_peak(benchmark::State& state) {
-    const hn::ScalableTag<float> d;
-    constexpr int chains = 8, steps = 1 << 12;
-    const auto x = hn::Set(d, 0.999f), y = hn::Set(d, 1e-7f);
-    auto a0 = hn::Set(d, 1.0f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-    for (auto _ : state) {
-        fma_steps(a0, a1, a2, a3, a4, a5, a6, a7, x, y, steps);
-        benchmark::ClobberMemory();
-    }
-    const auto sum = hn::Add(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), hn::Add(hn::Add(a4, a5), hn::Add(a6, a7)));
-    float sink = hn::GetLane(sum);
-    benchmark::DoNotOptimize(sink);
-    const double flops = 2.0 * chains * steps * hn::Lanes(d);
-    state.counters["GFLOP/s"] = gflops(flops);
-}
-BENCHMARK(fma_peak)->Name("peak/fma/threads:1");
+#include "peak.hpp"
 
 template <std::size_t N, std::size_t K>
 static void gemm(benchmark::State& state) {
@@ -84,6 +54,32 @@ static void attention(benchmark::State& state) {
     // Q·Kᵀ and P·V: 4·L²·d_k FLOPs (counted in full, also for causal)
     state.counters["GFLOP/s"] = gflops(4.0 * L * L * dk);
 }
+// The same attention unfused, the way separate kernels would run it: scores = Q·Kᵀ (a GEMM against
+// K packed per call), scaled, softmax rows, then P·V (a GEMM against Vᵀ packed per call), with an
+// [L, L] buffer in between.
+template <std::size_t L>
+static void unfused_attention(benchmark::State& state) {
+    constexpr std::size_t dk = 64;
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> q(L * dk), k(L * dk), v(L * dk), v_t(dk * L), scores(L * L), out(L * dk);
+    for (auto* t : {&q, &k, &v})
+        for (float& x : *t) x = uniform(rng);
+    for (auto _ : state) {
+        kt::gemm<L, dk>(L, q.data(), kt::pack_weight<L, dk>(k.data()), scores.data());
+        for (float& s : scores) s *= 0.125f;
+        kt::softmax<L>(L, scores.data(), scores.data());
+        for (std::size_t j = 0; j < L; ++j)
+            for (std::size_t c = 0; c < dk; ++c) v_t[c * L + j] = v[j * dk + c];
+        kt::gemm<dk, L>(L, scores.data(), kt::pack_weight<dk, L>(v_t.data()), out.data());
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.counters["GFLOP/s"] = gflops(4.0 * L * L * dk);
+}
+BENCHMARK(unfused_attention<10>)->Name("unfused/attention/L10_dk64/threads:1");
+BENCHMARK(unfused_attention<128>)->Name("unfused/attention/L128_dk64/threads:1");
+BENCHMARK(unfused_attention<512>)->Name("unfused/attention/L512_dk64/threads:1");
+
 using ctformer::kernels::causal;
 BENCHMARK(attention<10, causal::none>)->Name("ctformer/attention/L10_dk64/threads:1");
 BENCHMARK(attention<128, causal::none>)->Name("ctformer/attention/L128_dk64/threads:1");

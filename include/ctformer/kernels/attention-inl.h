@@ -53,31 +53,49 @@ void stage_keys_values(strided_rows<const float> k, strided_rows<const float> v,
     }
 }
 
-// scores[r][0, kKeyBlock) = scale · q_{row + r} · k_{first..}, masked keys -inf.
+// Keys per block: 64, or all the keys (rounded up to two vectors) when there are fewer.
+template <std::size_t Lk>
+inline constexpr std::size_t kBlock = std::min(kKeyBlock, round_up(Lk, 2 * HWY_LANES(float)));
+
+// Two vectors of columns at a time, Rows rows: 2·Rows independent accumulator chains, and two loads
+// of the shared operand per 2·Rows FMAs.
+template <std::size_t Rows, class D>
+struct tile {
+    hn::Vec<D> v[Rows][2];
+};
+
+// scores[r][0, block) = scale · q_{row + r} · k_{first..}, masked keys -inf.
 template <std::size_t Rows, std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causal Causal>
 void block_scores(strided_rows<const float> q, std::size_t row, std::size_t first, const attention_args& args,
                   attention_scratch<Lk, Dk, Dv>& s) {
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d), lk = s.keys_padded();
     const auto scale = hn::Set(d, args.scale);
-    for (std::size_t c = 0; c < kKeyBlock; c += lanes) {
-        hn::Vec<decltype(d)> acc[Rows];
+    for (std::size_t c = 0; c < kBlock<Lk>; c += 2 * lanes) {
+        tile<Rows, decltype(d)> acc;
 #pragma GCC unroll 8
-        for (std::size_t r = 0; r < Rows; ++r) acc[r] = hn::Zero(d);
+        for (std::size_t r = 0; r < Rows; ++r) acc.v[r][0] = acc.v[r][1] = hn::Zero(d);
         for (std::size_t e = 0; e < Dk; ++e) {
-            const auto kt = hn::Load(d, &s.keys_t[e * lk + first + c]);
+            const float* keys = &s.keys_t[e * lk + first + c];
+            const auto k0 = hn::Load(d, keys), k1 = hn::Load(d, keys + lanes);
 #pragma GCC unroll 8
-            for (std::size_t r = 0; r < Rows; ++r)
-                acc[r] = hn::MulAdd(hn::Set(d, q.row(row + r)[e]), kt, acc[r]);
+            for (std::size_t r = 0; r < Rows; ++r) {
+                const auto x = hn::Set(d, q.row(row + r)[e]);
+                acc.v[r][0] = hn::MulAdd(x, k0, acc.v[r][0]);
+                acc.v[r][1] = hn::MulAdd(x, k1, acc.v[r][1]);
+            }
         }
 #pragma GCC unroll 8
-        for (std::size_t r = 0; r < Rows; ++r)
-            hn::Store(hn::Mul(acc[r], scale), d, &s.scores[r * kKeyBlock + c]);
+        for (std::size_t r = 0; r < Rows; ++r) {
+            hn::Store(hn::Mul(acc.v[r][0], scale), d, &s.scores[r * kKeyBlock + c]);
+            hn::Store(hn::Mul(acc.v[r][1], scale), d, &s.scores[r * kKeyBlock + c + lanes]);
+        }
     }
     constexpr float masked = -std::numeric_limits<float>::infinity();
     for (std::size_t r = 0; r < Rows; ++r) {
         const std::size_t visible = visible_keys<Causal>(row + r, Lq, Lk);
-        for (std::size_t j = 0; j < kKeyBlock; ++j) {
+        if (!args.key_attend && visible >= first + kBlock<Lk>) continue;  // every key of the block is seen
+        for (std::size_t j = 0; j < kBlock<Lk>; ++j) {
             const std::size_t key = first + j;
             const bool attended = key < visible && (!args.key_attend || args.key_attend[key]);
             if (!attended) s.scores[r * kKeyBlock + j] = masked;
@@ -85,73 +103,83 @@ void block_scores(strided_rows<const float> q, std::size_t row, std::size_t firs
     }
 }
 
-inline constexpr std::size_t kOutputVectors = 8;  // output columns (in vectors) per pass over a key block
-
-// o[0, Vectors·lanes) = o · correction + Σ_j p[j] · values[j·stride ...]
-template <std::size_t Vectors>
-void accumulate_values(const float* p, const float* values, std::size_t stride, float correction, float* o) {
+// Turns row r's scores into p = exp(score - m_new), updates its running max m and sum l, and returns
+// the factor by which its output so far must be rescaled. A block with every key masked gives p = 0.
+template <std::size_t Lk>
+float online_softmax_step(float* scores, float& m, float& l) {
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d);
-    hn::Vec<decltype(d)> acc[Vectors];
-#pragma GCC unroll 8
-    for (std::size_t v = 0; v < Vectors; ++v)
-        acc[v] = hn::Mul(hn::Load(d, o + v * lanes), hn::Set(d, correction));
-    for (std::size_t j = 0; j < kKeyBlock; ++j) {
-        if (p[j] == 0.0f) continue;  // a masked key
-        const auto weight = hn::Set(d, p[j]);
-#pragma GCC unroll 8
-        for (std::size_t v = 0; v < Vectors; ++v)
-            acc[v] = hn::MulAdd(weight, hn::Load(d, values + j * stride + v * lanes), acc[v]);
+    auto max = hn::Load(d, scores);
+    for (std::size_t c = lanes; c < kBlock<Lk>; c += lanes) max = hn::Max(max, hn::Load(d, scores + c));
+    const float block_max = hn::GetLane(hn::MaxOfLanes(d, max));
+    if (block_max == -std::numeric_limits<float>::infinity()) {
+        std::fill_n(scores, kBlock<Lk>, 0.0f);
+        return 1.0f;
     }
-#pragma GCC unroll 8
-    for (std::size_t v = 0; v < Vectors; ++v) hn::Store(acc[v], d, o + v * lanes);
-}
-
-// Folds one key block into the running max m, sum l and output o of query row r.
-template <std::size_t Lk, std::size_t Dk, std::size_t Dv>
-void online_softmax_step(std::size_t r, std::size_t first, float& m, float& l,
-                         attention_scratch<Lk, Dk, Dv>& s) {
-    const hn::ScalableTag<float> d;
-    const std::size_t lanes = hn::Lanes(d), dv = s.dv_padded();
-    float* scores = &s.scores[r * kKeyBlock];
-    const float block_max = *std::max_element(scores, scores + kKeyBlock);
-    if (block_max == -std::numeric_limits<float>::infinity()) return;  // every key here is masked
     const float m_new = std::max(m, block_max);
     const float correction = m == -std::numeric_limits<float>::infinity() ? 0.0f : std::exp(m - m_new);
     auto sum = hn::Zero(d);
-    for (std::size_t c = 0; c < kKeyBlock; c += lanes) {
+    for (std::size_t c = 0; c < kBlock<Lk>; c += lanes) {
         const auto p = hn::Exp(d, hn::Sub(hn::Load(d, scores + c), hn::Set(d, m_new)));  // exp(-inf) = 0
         hn::Store(p, d, scores + c);
         sum = hn::Add(sum, p);
     }
     l = l * correction + hn::GetLane(hn::SumOfLanes(d, sum));
     m = m_new;
+    return correction;
+}
 
-    // o = o · correction + Σ_j p_j · v_j, kOutputVectors independent accumulator chains at a time
-    float* o = &s.out[r * dv];
-    const float* values = &s.values[first * dv];
-    const std::size_t chunk = kOutputVectors * lanes, chunked_end = dv - dv % chunk;
-    for (std::size_t c = 0; c < chunked_end; c += chunk)
-        accumulate_values<kOutputVectors>(scores, values + c, dv, correction, o + c);
-    for (std::size_t c = chunked_end; c < dv; c += lanes)
-        accumulate_values<1>(scores, values + c, dv, correction, o + c);
+// o_r = o_r · correction_r + Σ_j p_r[j] · v_j for the Rows rows, `Vectors` (1 or 2) vectors of columns
+// from column c: each value vector is loaded once for all the rows.
+template <std::size_t Rows, std::size_t Vectors, std::size_t Lk>
+void accumulate_values(const float* p, const float* values, std::size_t stride, const float* correction, float* o,
+                       std::size_t c) {
+    const hn::ScalableTag<float> d;
+    const std::size_t lanes = hn::Lanes(d);
+    tile<Rows, decltype(d)> acc;
+#pragma GCC unroll 8
+    for (std::size_t r = 0; r < Rows; ++r)
+#pragma GCC unroll 2
+        for (std::size_t v = 0; v < Vectors; ++v)
+            acc.v[r][v] = hn::Mul(hn::Load(d, o + r * stride + c + v * lanes), hn::Set(d, correction[r]));
+    for (std::size_t j = 0; j < kBlock<Lk>; ++j) {
+        hn::Vec<decltype(d)> x[Vectors];
+#pragma GCC unroll 2
+        for (std::size_t v = 0; v < Vectors; ++v) x[v] = hn::Load(d, values + j * stride + c + v * lanes);
+#pragma GCC unroll 8
+        for (std::size_t r = 0; r < Rows; ++r) {
+            const auto weight = hn::Set(d, p[r * kKeyBlock + j]);
+#pragma GCC unroll 2
+            for (std::size_t v = 0; v < Vectors; ++v) acc.v[r][v] = hn::MulAdd(weight, x[v], acc.v[r][v]);
+        }
+    }
+#pragma GCC unroll 8
+    for (std::size_t r = 0; r < Rows; ++r)
+#pragma GCC unroll 2
+        for (std::size_t v = 0; v < Vectors; ++v) hn::Store(acc.v[r][v], d, o + r * stride + c + v * lanes);
 }
 
 template <std::size_t Rows, std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causal Causal>
 void query_block(strided_rows<const float> q, std::size_t row, strided_rows<float> out, const attention_args& args,
                  attention_scratch<Lk, Dk, Dv>& s) {
-    float m[Rows], l[Rows];
+    const std::size_t dv = s.dv_padded(), lanes = hn::Lanes(hn::ScalableTag<float>());
+    float m[Rows], l[Rows], correction[Rows];
     std::fill_n(m, Rows, -std::numeric_limits<float>::infinity());
     std::fill_n(l, Rows, 0.0f);
-    std::fill_n(s.out.get(), Rows * s.dv_padded(), 0.0f);
+    std::fill_n(s.out.get(), Rows * dv, 0.0f);
     const std::size_t last_visible = visible_keys<Causal>(row + Rows - 1, Lq, Lk);  // the most any row sees
-    for (std::size_t first = 0; first < last_visible; first += kKeyBlock) {
+    for (std::size_t first = 0; first < last_visible; first += kBlock<Lk>) {
         block_scores<Rows, Lq, Lk, Dk, Dv, Causal>(q, row, first, args, s);
-        for (std::size_t r = 0; r < Rows; ++r) online_softmax_step(r, first, m[r], l[r], s);
+        for (std::size_t r = 0; r < Rows; ++r) correction[r] = online_softmax_step<Lk>(&s.scores[r * kKeyBlock], m[r], l[r]);
+        const float* values = &s.values[first * dv];
+        const std::size_t pairs_end = dv - dv % (2 * lanes);
+        for (std::size_t c = 0; c < pairs_end; c += 2 * lanes)
+            accumulate_values<Rows, 2, Lk>(s.scores.get(), values, dv, correction, s.out.get(), c);
+        if (pairs_end < dv) accumulate_values<Rows, 1, Lk>(s.scores.get(), values, dv, correction, s.out.get(), pairs_end);
     }
     for (std::size_t r = 0; r < Rows; ++r)
         for (std::size_t c = 0; c < Dv; ++c)
-            out.row(row + r)[c] = l[r] > 0 ? s.out[r * s.dv_padded() + c] / l[r] : 0.0f;  // 0: all masked
+            out.row(row + r)[c] = l[r] > 0 ? s.out[r * dv + c] / l[r] : 0.0f;  // 0: every key masked
 }
 
 // Query rows [row_begin, row_end) of the attention output, K and V staged in the scratch. Rows go in
