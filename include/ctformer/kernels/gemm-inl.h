@@ -43,7 +43,9 @@ struct packed_weight {
 template <std::size_t N, std::size_t K>
 packed_weight pack_weight(const float* w, const float* bias = nullptr) {
     const std::size_t width = panel_width();
-    packed_weight packed{N, K};
+    packed_weight packed;
+    packed.n = N;
+    packed.k = K;
     packed.panels = (N + width - 1) / width;
     packed.panel_data = hwy::AllocateAligned<float>(packed.panels * K * width);
     packed.bias = hwy::AllocateAligned<float>(packed.panels * width);

@@ -1,0 +1,64 @@
+// Compiled models against the reference evaluator, on every Highway target compiled in: GQA with
+// causal and key-padding masks (a sequence with every key masked), MQA cross-attention (Lq != Lk,
+// bottom-right causal), odd lengths (L = 1, 129) and a positional encoding added in a GEMM epilogue.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "runtime/model_masks_test.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+#include <hwy/tests/hwy_gtest.h>
+
+#include <ctformer/runtime/model-inl.h>
+
+#include "support/model_check.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace ctformer::tests::HWY_NAMESPACE {
+namespace rt = ctformer::runtime::HWY_NAMESPACE;
+
+template <class Graph>
+void check(const Graph& graph, std::size_t batch, int threads = 1) {
+    auto model = rt::compile(graph);
+    test::expect_matches_reference(model, graph, batch, 3, threads);
+}
+
+void TestGroupedQueryWithMasks() {
+    constexpr nn::config gqa{.d_model = 32, .heads = 4, .kv_heads = 2};
+    auto x = input<"x", batch, 10, 32>();
+    auto pad = bool_input<"pad", batch, 10>();
+    auto graph = nn::multi_head_attention<gqa>(x, causal, key_padding(pad));
+    auto model = rt::compile(graph);
+    tensor_map inputs = reference::random_inputs(graph, 2, 5);
+    for (std::size_t key : {2, 5, 9}) inputs.at("pad")[key] = 0;                 // sequence 0: some keys
+    for (std::size_t key = 0; key < 10; ++key) inputs.at("pad")[10 + key] = 0;  // sequence 1: none
+    model.bind(inputs);
+    test::expect_close(model.run(inputs, {1}), reference::evaluate(graph, inputs));
+}
+
+void TestCrossAttentionAndOddLengths() {
+    constexpr nn::config mqa{.d_model = 16, .heads = 4, .kv_heads = 1};
+    auto q = input<"q", batch, 5, 16>();
+    auto kv = input<"kv", batch, 9, 16>();
+    check(nn::multi_head_attention<mqa>(q, kv, kv, causal_bottom_right), 2);
+    check(nn::multi_head_attention<mqa>(input<"x", batch, 1, 16>()), 3);
+    check(nn::multi_head_attention<mqa>(input<"x", batch, 129, 16>(), causal), 1);
+}
+
+void TestPositionalEncodingInEpilogue() {
+    constexpr nn::config cfg{.d_model = 16, .heads = 2, .d_ff = 32};
+    auto tokens = input<"tokens", batch, 6, 8>();
+    auto embedded = nn::add_positional_encoding(linear(tokens, weight<"embed.weight", 16, 8>()));
+    check(nn::encoder_layer<cfg>(embedded), 2);
+}
+
+}  // namespace ctformer::tests::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace ctformer::tests {
+HWY_BEFORE_TEST(CompiledModelMasks);
+HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestGroupedQueryWithMasks);
+HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestCrossAttentionAndOddLengths);
+HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestPositionalEncodingInEpilogue);
+}  // namespace ctformer::tests
+#endif
