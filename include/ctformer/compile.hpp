@@ -10,6 +10,7 @@
 
 #include <hwy/highway.h>
 
+#include "runtime/attention_weights.hpp"
 #include "runtime/model-inl.h"
 
 namespace ctformer {

@@ -1,6 +1,7 @@
 // Compiled models against the reference evaluator, on every Highway target compiled in: GQA with
 // causal and key-padding masks (a sequence with every key masked), MQA cross-attention (Lq != Lk,
-// bottom-right causal), odd lengths (L = 1, 129) and a positional encoding added in a GEMM epilogue.
+// bottom-right causal), odd lengths (L = 1, 129), a positional encoding added in a GEMM epilogue, and
+// need_weights (attention_probabilities, a batched matmul with V, the head average).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/model_masks_test.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -8,6 +9,7 @@
 #include <hwy/highway.h>
 #include <hwy/tests/hwy_gtest.h>
 
+#include <ctformer/runtime/attention_weights.hpp>
 #include <ctformer/runtime/model-inl.h>
 
 #include "support/model_check.hpp"
@@ -44,6 +46,33 @@ void TestCrossAttentionAndOddLengths() {
     check(nn::multi_head_attention<mqa>(input<"x", batch, 129, 16>(), causal), 1);
 }
 
+// need_weights: the output, the per-head weights kept from the run, and their mean over the heads.
+void TestAttentionWeights() {
+    constexpr nn::config gqa{.d_model = 32, .heads = 4, .kv_heads = 2};
+    auto x = input<"x", batch, 9, 32>();
+    auto pad = bool_input<"pad", batch, 9>();
+    auto mha = nn::multi_head_attention_with_weights<gqa>(x, x, x, causal, key_padding(pad));
+    auto model = rt::compile(mha.output);
+    tensor_map inputs = reference::random_inputs(mha.output, 2, 9);
+    inputs.at("pad")[3] = 0;
+    model.bind(inputs);
+    host_tensor<float> output, weights;
+    model.run(inputs, output, {.threads = 2, .keep = {{"attn_weights", &weights}}});
+    reference::evaluator evaluate(inputs);
+    test::expect_close(output, evaluate(mha.output));
+    const reference::value& want = evaluate.intermediate("attn_weights");
+    test::expect_close(weights, want);
+    const host_tensor<float> mean = average_over_heads(weights);
+    ASSERT_EQ(mean.dims, (dims_t{2, 9, 9}));
+    for (std::size_t i = 0; i < mean.size(); ++i) {
+        const std::size_t b = i / 81, within = i % 81;
+        double sum = 0;
+        for (std::size_t h = 0; h < 4; ++h) sum += want[(b * 4 + h) * 81 + within];
+        ASSERT_NEAR(mean[i], sum / 4, 1e-5) << "at " << i;
+    }
+    EXPECT_THROW(model.run(inputs, output, {.keep = {{"no_such_value", &weights}}}), missing_tensor);
+}
+
 void TestPositionalEncodingInEpilogue() {
     constexpr nn::config cfg{.d_model = 16, .heads = 2, .d_ff = 32};
     auto tokens = input<"tokens", batch, 6, 8>();
@@ -60,5 +89,6 @@ HWY_BEFORE_TEST(CompiledModelMasks);
 HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestGroupedQueryWithMasks);
 HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestCrossAttentionAndOddLengths);
 HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestPositionalEncodingInEpilogue);
+HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestAttentionWeights);
 }  // namespace ctformer::tests
 #endif

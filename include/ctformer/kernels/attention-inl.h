@@ -19,6 +19,7 @@
 #include <hwy/highway.h>
 
 #include "attention.hpp"
+#include "rows-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ctformer::kernels::HWY_NAMESPACE {
@@ -29,28 +30,36 @@ inline constexpr std::size_t kKeyBlock = 64;  // a multiple of every target's la
 
 inline constexpr std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
+// One thread's memory for attention over one head; Dv = 0 (probabilities only) stages no values.
 template <std::size_t Lk, std::size_t Dk, std::size_t Dv>
 struct attention_scratch {
     using D = hn::ScalableTag<float>;
     static std::size_t keys_padded() { return round_up(Lk, kKeyBlock); }
     static std::size_t dv_padded() { return round_up(Dv, hn::Lanes(D())); }
+    static hwy::AlignedFreeUniquePtr<float[]> floats(std::size_t n) { return hwy::AllocateAligned<float>(n ? n : 1); }
 
-    hwy::AlignedFreeUniquePtr<float[]> keys_t = hwy::AllocateAligned<float>(Dk * keys_padded());  // Kᵀ
-    hwy::AlignedFreeUniquePtr<float[]> values = hwy::AllocateAligned<float>(keys_padded() * dv_padded());
-    hwy::AlignedFreeUniquePtr<float[]> scores = hwy::AllocateAligned<float>(kQueryRows * kKeyBlock);
-    hwy::AlignedFreeUniquePtr<float[]> out = hwy::AllocateAligned<float>(kQueryRows * dv_padded());
+    hwy::AlignedFreeUniquePtr<float[]> keys_t = floats(Dk * keys_padded());  // Kᵀ
+    hwy::AlignedFreeUniquePtr<float[]> values = floats(keys_padded() * dv_padded());
+    hwy::AlignedFreeUniquePtr<float[]> scores = floats(kQueryRows * kKeyBlock);
+    hwy::AlignedFreeUniquePtr<float[]> out = floats(kQueryRows * dv_padded());
 };
 
-// Kᵀ [Dk, Lk padded] and V [Lk padded, Dv padded], zero-filled past the real keys and columns.
+// Kᵀ [Dk, Lk padded], zero past the real keys.
+template <std::size_t Lk, std::size_t Dk, std::size_t Dv>
+void stage_keys(strided_rows<const float> k, attention_scratch<Lk, Dk, Dv>& s) {
+    const std::size_t lk = s.keys_padded();
+    std::fill_n(s.keys_t.get(), Dk * lk, 0.0f);
+    for (std::size_t j = 0; j < Lk; ++j)
+        for (std::size_t c = 0; c < Dk; ++c) s.keys_t[c * lk + j] = k.row(j)[c];
+}
+
+// Kᵀ, and V [Lk padded, Dv padded], zero past the real keys and columns.
 template <std::size_t Lk, std::size_t Dk, std::size_t Dv>
 void stage_keys_values(strided_rows<const float> k, strided_rows<const float> v, attention_scratch<Lk, Dk, Dv>& s) {
-    const std::size_t lk = s.keys_padded(), dv = s.dv_padded();
-    std::fill_n(s.keys_t.get(), Dk * lk, 0.0f);
-    std::fill_n(s.values.get(), lk * dv, 0.0f);
-    for (std::size_t j = 0; j < Lk; ++j) {
-        for (std::size_t c = 0; c < Dk; ++c) s.keys_t[c * lk + j] = k.row(j)[c];
-        std::copy_n(v.row(j), Dv, &s.values[j * dv]);
-    }
+    stage_keys(k, s);
+    const std::size_t dv = s.dv_padded();
+    std::fill_n(s.values.get(), s.keys_padded() * dv, 0.0f);
+    for (std::size_t j = 0; j < Lk; ++j) std::copy_n(v.row(j), Dv, &s.values[j * dv]);
 }
 
 // Keys per block: 64, or all the keys (rounded up to two vectors) when there are fewer.
@@ -205,6 +214,39 @@ void attention(const float* q, const float* k, const float* v, float* out, const
                attention_scratch<Lk, Dk, Dv>& scratch) {
     stage_keys_values({k, Dk}, {v, Dv}, scratch);
     attend_rows<Lq, Lk, Dk, Dv, Causal>({q, Dk}, 0, Lq, {out, Dv}, args, scratch);
+}
+
+// The need_weights path: probability rows [row_begin, row_end) of softmax(mask(scale · q·kᵀ)), written
+// to out [Lq, Lk], K staged by stage_keys. Blocks no row of a pass may see are -inf without a product.
+template <std::size_t Rows, std::size_t Lq, std::size_t Lk, std::size_t Dk, causal Causal>
+void probability_block(strided_rows<const float> q, std::size_t row, strided_rows<float> out,
+                       const attention_args& args, attention_scratch<Lk, Dk, 0>& s) {
+    const std::size_t last_visible = visible_keys<Causal>(row + Rows - 1, Lq, Lk);
+    for (std::size_t first = 0; first < Lk; first += kBlock<Lk>) {
+        const std::size_t count = std::min(kBlock<Lk>, Lk - first);
+        if (first >= last_visible) {
+            for (std::size_t r = 0; r < Rows; ++r)
+                std::fill_n(out.row(row + r) + first, count, -std::numeric_limits<float>::infinity());
+            continue;
+        }
+        block_scores<Rows, Lq, Lk, Dk, 0, Causal>(q, row, first, args, s);
+        for (std::size_t r = 0; r < Rows; ++r) std::copy_n(&s.scores[r * kKeyBlock], count, out.row(row + r) + first);
+    }
+    for (std::size_t r = 0; r < Rows; ++r) softmax<Lk>(1, out.row(row + r), out.row(row + r));
+}
+
+template <std::size_t Lq, std::size_t Lk, std::size_t Dk, causal Causal = causal::none>
+void probability_rows(strided_rows<const float> q, std::size_t row_begin, std::size_t row_end,
+                      strided_rows<float> out, const attention_args& args, attention_scratch<Lk, Dk, 0>& scratch) {
+    std::size_t row = row_begin;
+    for (; row + kQueryRows <= row_end; row += kQueryRows)
+        probability_block<kQueryRows, Lq, Lk, Dk, Causal>(q, row, out, args, scratch);
+    switch (row_end - row) {  // the last rows
+        case 3: probability_block<3, Lq, Lk, Dk, Causal>(q, row, out, args, scratch); break;
+        case 2: probability_block<2, Lq, Lk, Dk, Causal>(q, row, out, args, scratch); break;
+        case 1: probability_block<1, Lq, Lk, Dk, Causal>(q, row, out, args, scratch); break;
+        default: break;
+    }
 }
 
 }  // namespace ctformer::kernels::HWY_NAMESPACE

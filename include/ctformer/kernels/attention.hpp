@@ -9,18 +9,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "strided.hpp"
+
 namespace ctformer::kernels {
 
 // top_left: query i sees keys j <= i (PyTorch's is_causal); bottom_right: j <= i + (Lk - Lq).
 enum class causal { none, top_left, bottom_right };
-
-// A matrix whose row i starts at data + i · stride (a head inside [L, heads · D] has stride heads · D).
-template <class T>
-struct strided_rows {
-    T* data;
-    std::size_t stride;
-    T* row(std::size_t i) const { return data + i * stride; }
-};
 
 struct attention_args {
     float scale = 1.0f;

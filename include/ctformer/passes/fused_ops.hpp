@@ -3,6 +3,7 @@
 //
 //   gemm<epilogue>(A, W [, bias] [, residual])   act(A·Wᵀ + bias) + residual, W [N, K] as nn.Linear
 //   fused_attention(Q, K, V [, key_padding])      softmax(mask(scale · Q·Kᵀ)) · V in one pass
+//   attention_probabilities(Q, K [, key_padding]) softmax(mask(scale · Q·Kᵀ)), for need_weights
 //   residual_layer_norm(a, b, gamma, beta)        layer_norm(a + b, gamma, beta) in one pass
 //   columns<Begin, End>(x)                        x[..., Begin:End], a view
 //   concat(W1, W2, ...)                           weights stacked along their first axis
@@ -47,6 +48,16 @@ struct attention_op {
         if (KeyPadding) text += " key_padding";
         return text;
     }
+};
+
+// The same masks and scale as fused_attention, written out as [..., Lq, Lk] probabilities.
+template <causality Causal, bool KeyPadding>
+struct attention_probabilities_op {
+    static constexpr const char* name = "attention_probabilities";
+    static constexpr causality causal_kind = Causal;
+    static constexpr bool key_padding = KeyPadding;
+    double scale;
+    std::string detail() const { return attention_op<Causal, KeyPadding>{scale}.detail(); }
 };
 
 struct residual_layer_norm_op {

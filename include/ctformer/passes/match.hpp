@@ -50,6 +50,10 @@ struct is_attention : std::false_type {};
 template <causality Causal, bool KeyPadding>
 struct is_attention<attention_op<Causal, KeyPadding>> : std::true_type {};
 template <class Op>
+struct is_probabilities : std::false_type {};
+template <causality Causal, bool KeyPadding>
+struct is_probabilities<attention_probabilities_op<Causal, KeyPadding>> : std::true_type {};
+template <class Op>
 struct is_mask : std::false_type {};
 template <mask_kind Kind>
 struct is_mask<mask_op<Kind>> : std::true_type {};
@@ -73,6 +77,9 @@ concept is_columns = expression<E> && !is_leaf<E> && detail::is_columns<op_t<E>>
 
 template <class E>
 concept is_attention = expression<E> && !is_leaf<E> && detail::is_attention<op_t<E>>::value;
+
+template <class E>
+concept is_probabilities = expression<E> && !is_leaf<E> && detail::is_probabilities<op_t<E>>::value;
 
 template <class E>
 concept is_mask = expression<E> && !is_leaf<E> && detail::is_mask<op_t<E>>::value;

@@ -2,6 +2,7 @@
 // later rules see what earlier ones made (fuse_activation finds the gemm fuse_linear made).
 //
 //   fuse_attention             softmax(mask(scale(Q·Kᵀ))) · V   → fused_attention
+//   fuse_attention_weights     softmax(mask(scale(Q·Kᵀ)))         → attention_probabilities
 //   fuse_linear                x·Wᵀ (+ b)                        → gemm (+bias)
 //   fuse_activation            relu/gelu(gemm)                   → gemm epilogue
 //   fuse_residual_layer_norm   layer_norm(a + b)                 → residual_layer_norm
@@ -14,6 +15,7 @@
 
 #include "fuse_activation.hpp"
 #include "fuse_attention.hpp"
+#include "fuse_attention_weights.hpp"
 #include "fuse_linear.hpp"
 #include "fuse_positional_encoding.hpp"
 #include "fuse_qkv.hpp"
@@ -23,7 +25,7 @@
 
 namespace ctformer::passes {
 
-using pipeline = std::tuple<fuse_attention, fuse_linear, fuse_activation, fuse_residual_layer_norm,
+using pipeline = std::tuple<fuse_attention, fuse_attention_weights, fuse_linear, fuse_activation, fuse_residual_layer_norm,
                             fuse_positional_encoding, fuse_residual, fuse_qkv>;
 
 inline constexpr std::size_t pass_count = std::tuple_size_v<pipeline>;

@@ -26,14 +26,18 @@ namespace detail {
 template <class T>
 concept has_detail = requires(const T& t) { t.detail(); };
 
-// Attention's scratch per thread: Kᵀ and V of one head staged in 64-key blocks, scores of four
-// queries (the kernel's blocking; vector padding aside).
+// Attention's scratch per thread: Kᵀ (and V) of one head staged in 64-key blocks, scores of four
+// queries (the kernel's blocking; vector padding aside). Other steps need none.
 template <class E>
-std::size_t attention_scratch_bytes() {
-    using K = child_t<E, 1>;
-    constexpr std::size_t lk = (last(extents_of<K>, 1) + 63) / 64 * 64;
-    constexpr std::size_t dk = last(extents_of<K>), dv = last(extents_of<E>);
-    return sizeof(float) * (lk * (dk + dv) + 4 * 64 + 4 * dv);
+std::size_t scratch_bytes() {
+    if constexpr (is_attention<E> || is_probabilities<E>) {
+        using K = child_t<E, 1>;
+        constexpr std::size_t lk = (last(extents_of<K>, 1) + 63) / 64 * 64;
+        constexpr std::size_t dk = last(extents_of<K>), dv = is_attention<E> ? last(extents_of<E>) : 0;
+        return sizeof(float) * (lk * (dk + dv) + 4 * 64 + 4 * dv);
+    } else {
+        return 0;
+    }
 }
 
 struct collector {
@@ -44,8 +48,8 @@ struct collector {
     template <expression E>
     void add(const E& e, const std::string& writes) {
         if constexpr (!is_leaf<E>) {
-            if constexpr (merged_attention<E>) operands_of_attention(child<0>(e));
-            else if constexpr (is_attention<E>) operands_of_attention(e);
+            if constexpr (merged_heads<E>) operands_through_views(child<0>(e));
+            else if constexpr (head_reader<E>) operands_through_views(e);
             else if constexpr (is_gemm<E>) operands_of_gemm(e);
             else hana::for_each(hana::drop_front(e.elements), [&](const auto& c) { add(c, "(temporary)"); });
             push(e, writes);
@@ -60,7 +64,7 @@ struct collector {
     }
 
     template <expression A>
-    void operands_of_attention(const A& a) {
+    void operands_through_views(const A& a) {
         hana::for_each(hana::drop_front(a.elements), [&](const auto& c) { through_views(c); });
     }
 
@@ -78,12 +82,12 @@ struct collector {
     void push(const E& e, const std::string& writes) {
         step s{kernel_name<E>(), "", writes, to_string<shape_of_t<E>>(), flops<E>(batch_size), 0};
         const auto& op = [&]() -> const auto& {
-            if constexpr (merged_attention<E>) return op_of(child<0>(e));
+            if constexpr (merged_heads<E>) return op_of(child<0>(e));
             else return op_of(e);
         }();
         if constexpr (has_detail<std::decay_t<decltype(op)>>) s.detail = op.detail();
-        if constexpr (merged_attention<E>) s.scratch_bytes = attention_scratch_bytes<child_t<E, 0>>();
-        if constexpr (is_attention<E>) s.scratch_bytes = attention_scratch_bytes<E>();
+        if constexpr (merged_heads<E>) s.scratch_bytes = scratch_bytes<child_t<E, 0>>();
+        else s.scratch_bytes = scratch_bytes<E>();
         steps.push_back(std::move(s));
     }
 };

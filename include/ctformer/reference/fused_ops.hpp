@@ -31,21 +31,32 @@ value apply(gemm_op<Epilogue>, const dims_t& out, const value& a, const value& w
     return c;
 }
 
-// softmax(mask(scale · Q·Kᵀ)) · V, through the unfused formulas.
+// softmax(mask(scale · Q·Kᵀ)), through the unfused formulas; scores_dims [..., Lq, Lk].
+template <causality Causal, bool KeyPadding, class... Padding>
+value attention_probabilities(double scale, const dims_t& scores_dims, const value& q, const value& k,
+                              const Padding&... padding) {
+    dims_t keys_t = k.dims;
+    std::swap(keys_t[keys_t.size() - 1], keys_t[keys_t.size() - 2]);
+    value s = apply(scale_op{scale}, scores_dims, apply(matmul_op{}, scores_dims, q, apply(transpose_op{}, keys_t, k)));
+    if constexpr (Causal == causality::top_left) s = apply(mask_op<mask_kind::causal>{}, scores_dims, s);
+    if constexpr (Causal == causality::bottom_right)
+        s = apply(mask_op<mask_kind::causal_bottom_right>{}, scores_dims, s);
+    if constexpr (KeyPadding) s = apply(mask_op<mask_kind::key_padding>{}, scores_dims, s, padding...);
+    return apply(softmax_op{}, scores_dims, s);
+}
+
+template <causality Causal, bool KeyPadding, class... Padding>
+value apply(attention_probabilities_op<Causal, KeyPadding> op, const dims_t& out, const value& q, const value& k,
+            const Padding&... padding) {
+    return attention_probabilities<Causal, KeyPadding>(op.scale, out, q, k, padding...);
+}
+
 template <causality Causal, bool KeyPadding, class... Padding>
 value apply(attention_op<Causal, KeyPadding> op, const dims_t& out, const value& q, const value& k,
             const value& v, const Padding&... padding) {
     dims_t scores_dims = out;
     scores_dims.back() = extent(k.dims, 1);
-    dims_t keys_t = k.dims;
-    std::swap(keys_t[keys_t.size() - 1], keys_t[keys_t.size() - 2]);
-    value s = apply(scale_op{op.scale}, scores_dims,
-                    apply(matmul_op{}, scores_dims, q, apply(transpose_op{}, keys_t, k)));
-    if constexpr (Causal == causality::top_left) s = apply(mask_op<mask_kind::causal>{}, scores_dims, s);
-    if constexpr (Causal == causality::bottom_right)
-        s = apply(mask_op<mask_kind::causal_bottom_right>{}, scores_dims, s);
-    if constexpr (KeyPadding) s = apply(mask_op<mask_kind::key_padding>{}, scores_dims, s, padding...);
-    return apply(matmul_op{}, out, apply(softmax_op{}, scores_dims, s), v);
+    return apply(matmul_op{}, out, attention_probabilities<Causal, KeyPadding>(op.scale, scores_dims, q, k, padding...), v);
 }
 
 inline value apply(residual_layer_norm_op op, const dims_t& out, const value& a, const value& b,

@@ -22,6 +22,7 @@
 
 #include "../kernels/attention-inl.h"
 #include "../kernels/gemm-inl.h"
+#include "../kernels/matmul-inl.h"
 #include "../kernels/rows-inl.h"
 #include "../plan/lowering.hpp"
 #include "../reference/evaluate.hpp"
@@ -65,7 +66,17 @@ public:
     template <class Binding>
     void compute_binding(const Binding& b, float* out) {
         compute(b.definition, out);
-        bound_.emplace_back(Binding::name.view(), out);
+        bound_.push_back({Binding::name.view(), out, dims<shape_of_t<decltype(b.definition)>>()});
+    }
+
+    // A bound intermediate of this run (e.g. "attn_weights"), copied out.
+    void copy_bound(std::string_view name, host_tensor<float>& into) const {
+        for (const bound_value& b : bound_)
+            if (b.name == name) {
+                into = host_tensor<float>(b.dims, std::vector<float>(b.data, b.data + element_count(b.dims)));
+                return;
+            }
+        throw missing_tensor(std::string(name), "(a bound intermediate of the graph)");
     }
 
     // A buffer for the value of a binding, or of a step's operand.
@@ -81,11 +92,11 @@ public:
             std::copy_n(value_of(e), elements<shape_of_t<E>>(batch_), out);
         } else if constexpr (is_gemm<E>) {
             gemm(e, out);
-        } else if constexpr (is_attention<E>) {
-            constexpr std::size_t lq = last(extents_of<E>, 1), dv = last(extents_of<E>);
-            attention(e, contiguous(out, elements<shape_of_t<E>>(batch_) / (lq * dv), lq, dv));
-        } else if constexpr (plan::merged_attention<E>) {
-            attention(child<0>(e), merged(out, child<0>(e)));
+        } else if constexpr (plan::head_reader<E>) {
+            constexpr std::size_t rows = last(extents_of<E>, 1), cols = last(extents_of<E>);
+            write_heads(e, contiguous(out, elements<shape_of_t<E>>(batch_) / (rows * cols), rows, cols));
+        } else if constexpr (plan::merged_heads<E>) {
+            write_heads(child<0>(e), merged(out, child<0>(e)));
         } else if constexpr (is_op<E, residual_layer_norm_op>) {
             layer_norm(e, value_of(child<0>(e)), value_of(child<1>(e)), child<2>(e), child<3>(e), out);
         } else if constexpr (is_op<E, layer_norm_op>) {
@@ -120,8 +131,8 @@ private:
 
     template <fixed_string Name, class Shape, dtype Dtype>
     const float* leaf_value(const bound<Name, Shape, Dtype>&) {
-        for (const auto& [name, data] : bound_)
-            if (name == Name.view()) return data;
+        for (const bound_value& b : bound_)
+            if (b.name == Name.view()) return b.data;
         throw error(std::string("ctformer: internal error, please report: ") + std::string(Name.view()) +
                     " used before it was computed");
     }
@@ -168,7 +179,7 @@ private:
     template <expression E>
     head_view<const float> heads_of(const E& e) {
         constexpr std::size_t len = last(extents_of<E>, 1), width = last(extents_of<E>);
-        if constexpr (is_op<E, expand_heads_op> && is_op<child_t<E, 0>, split_heads_op>) {
+        if constexpr (plan::expanded_split<E>) {
             head_view<const float> view = heads_of(child<0>(e));
             constexpr std::size_t heads = last(extents_of<E>, 2);
             view.repeat = heads / view.heads;
@@ -201,15 +212,41 @@ private:
         return {out, heads, 1, outer, len * heads * d, d, heads * d};
     }
 
-    // key_attend bytes of one sequence [Lk], for each instance: sequence = instance / per_sequence.
-    template <class Padding>
-    const std::uint8_t* key_attend(const Padding& padding) {
-        const std::size_t count = elements<shape_of_t<Padding>>(batch_);
-        const float* mask = value_of(padding);
-        auto& bytes = mine(ws_.per_thread<std::vector<std::uint8_t>>(next_object_++, 1), 0);
-        bytes.resize(count);
-        for (std::size_t i = 0; i < count; ++i) bytes[i] = mask[i] != 0.0f;
-        return bytes.data();
+    template <class E>
+    void write_heads(const E& e, head_view<float> out) {
+        if constexpr (is_attention<E>) attention(e, out);
+        else if constexpr (is_probabilities<E>) probabilities(e, out);
+        else batched_matmul(e, out);
+    }
+
+    // The key-padding mask of attention node E as bytes, and how many instances share a sequence's row.
+    template <class E>
+    std::pair<const std::uint8_t*, std::size_t> key_attend(const E& e, std::size_t instances) {
+        if constexpr (!op_t<E>::key_padding) {
+            return {nullptr, instances};
+        } else {
+            using Padding = child_t<E, arity<E> - 1>;
+            const std::size_t count = elements<shape_of_t<Padding>>(batch_);
+            const float* mask = value_of(child<arity<E> - 1>(e));
+            auto& bytes = mine(ws_.per_thread<std::vector<std::uint8_t>>(next_object_++, 1), 0);
+            bytes.resize(count);
+            for (std::size_t i = 0; i < count; ++i) bytes[i] = mask[i] != 0.0f;
+            return {bytes.data(), shape_of_t<Padding>::batched ? instances / batch_ : instances};
+        }
+    }
+
+    // f(instance, first row, end row, thread) over every instance and enough chunks of query rows for
+    // the threads; chunks are whole kQueryRows blocks, so the split never changes a row's arithmetic.
+    template <std::size_t Lq, class F>
+    void for_query_chunks(std::size_t instances, F f) {
+        const std::size_t wanted = threads_ > 1 ? 2 * static_cast<std::size_t>(threads_) : 1;
+        const std::size_t row_blocks = (Lq + kt::kQueryRows - 1) / kt::kQueryRows;
+        const std::size_t chunks = std::min(row_blocks, (wanted + instances - 1) / instances);
+        const std::size_t chunk_rows = (row_blocks + chunks - 1) / chunks * kt::kQueryRows;
+        parallel_for(instances * chunks, threads_, [&](std::size_t item, int thread) {
+            const std::size_t instance = item / chunks, first = item % chunks * chunk_rows;
+            f(instance, first, std::min(Lq, first + chunk_rows), thread);
+        });
     }
 
     template <class E>
@@ -220,27 +257,40 @@ private:
         using scratch_type = kt::attention_scratch<lk, dk, dv>;
         const std::size_t instances = elements<shape_of_t<E>>(batch_) / (lq * dv);
         const head_view<const float> q = heads_of(child<0>(e)), k = heads_of(child<1>(e)), v = heads_of(child<2>(e));
-        const std::uint8_t* attend = nullptr;
-        std::size_t per_sequence = instances;
-        if constexpr (op_t<E>::key_padding) {
-            attend = key_attend(child<3>(e));
-            if constexpr (shape_of_t<child_t<E, 3>>::batched) per_sequence = instances / batch_;
-        }
-        // Enough items for every thread; a split of the query rows in whole kQueryRows blocks.
-        const std::size_t wanted = threads_ > 1 ? 2 * static_cast<std::size_t>(threads_) : 1;
-        const std::size_t row_blocks = (lq + kt::kQueryRows - 1) / kt::kQueryRows;
-        const std::size_t chunks = std::min(row_blocks, (wanted + instances - 1) / instances);
-        const std::size_t chunk_rows = (row_blocks + chunks - 1) / chunks * kt::kQueryRows;
+        const auto [attend, per_sequence] = key_attend(e, instances);
         auto& scratch = ws_.per_thread<scratch_type>(next_object_++, threads_);
         const float scale = static_cast<float>(op_of(e).scale);
-        parallel_for(instances * chunks, threads_, [&](std::size_t item, int thread) {
-            const std::size_t instance = item / chunks, first = item % chunks * chunk_rows;
+        for_query_chunks<lq>(instances, [&](std::size_t i, std::size_t first, std::size_t end, int thread) {
             scratch_type& s = mine(scratch, thread);
-            const kernels::attention_args args{scale, attend ? attend + instance / per_sequence * lk : nullptr};
-            kt::stage_keys_values(k.at(instance), v.at(instance), s);
-            kt::attend_rows<lq, lk, dk, dv, op_t<E>::causal_kind>(q.at(instance), first, std::min(lq, first + chunk_rows),
-                                                                 out.at(instance), args, s);
+            const kernels::attention_args args{scale, attend ? attend + i / per_sequence * lk : nullptr};
+            kt::stage_keys_values(k.at(i), v.at(i), s);
+            kt::attend_rows<lq, lk, dk, dv, op_t<E>::causal_kind>(q.at(i), first, end, out.at(i), args, s);
         });
+    }
+
+    template <class E>
+    void probabilities(const E& e, head_view<float> out) {
+        constexpr std::size_t lq = last(extents_of<E>, 1), lk = last(extents_of<E>), dk = last(extents_of<child_t<E, 1>>);
+        using scratch_type = kt::attention_scratch<lk, dk, 0>;
+        const std::size_t instances = elements<shape_of_t<E>>(batch_) / (lq * lk);
+        const head_view<const float> q = heads_of(child<0>(e)), k = heads_of(child<1>(e));
+        const auto [attend, per_sequence] = key_attend(e, instances);
+        auto& scratch = ws_.per_thread<scratch_type>(next_object_++, threads_);
+        const float scale = static_cast<float>(op_of(e).scale);
+        for_query_chunks<lq>(instances, [&](std::size_t i, std::size_t first, std::size_t end, int thread) {
+            scratch_type& s = mine(scratch, thread);
+            const kernels::attention_args args{scale, attend ? attend + i / per_sequence * lk : nullptr};
+            kt::stage_keys(k.at(i), s);
+            kt::probability_rows<lq, lk, dk, op_t<E>::causal_kind>(q.at(i), first, end, out.at(i), args, s);
+        });
+    }
+
+    template <class E>
+    void batched_matmul(const E& e, head_view<float> out) {
+        constexpr std::size_t m = last(extents_of<E>, 1), n = last(extents_of<E>), k = last(extents_of<child_t<E, 0>>);
+        const std::size_t instances = elements<shape_of_t<E>>(batch_) / (m * n);
+        const head_view<const float> a = heads_of(child<0>(e)), b = heads_of(child<1>(e));
+        parallel_for(instances, threads_, [&](std::size_t i, int) { kt::matmul<m, k, n>(a.at(i), b.at(i), out.at(i)); });
     }
 
     // ---- rows ---------------------------------------------------------------------------------------
@@ -325,7 +375,12 @@ private:
     std::size_t batch_;
     int threads_;
     std::size_t next_buffer_ = 0, next_object_ = 0;
-    std::vector<std::pair<std::string_view, const float*>> bound_;
+    struct bound_value {
+        std::string_view name;
+        const float* data;
+        dims_t dims;
+    };
+    std::vector<bound_value> bound_;
 };
 
 }  // namespace ctformer::runtime::HWY_NAMESPACE

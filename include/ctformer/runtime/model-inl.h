@@ -3,6 +3,7 @@
 // vector width); <ctformer/compile.hpp> instantiates it for the static target.
 //
 //   auto model = compile(graph);   model.bind(weights);   model.run(inputs, output, {.threads = 2});
+//   model.run(inputs, output, {.keep = {{"attn_weights", &weights}}});   // an intermediate too
 //
 // run() may be called from several threads at once: each run takes its own workspace.
 // Toggling include guard: this file is included once per target.
@@ -74,6 +75,7 @@ public:
         const std::unique_ptr<workspace, workspace_return> ws(pool_->take().release(), {pool_.get()});
         executor ex(weights_, packed_, inputs, *ws, batch_size.value_or(1), thread_count(options.threads));
         execute(ex, output.data.data());
+        for (const auto& [name, into] : options.keep) ex.copy_bound(name, *into);
     }
 
     host_tensor<float> run(const tensor_map& inputs, run_options options = {}) const {

@@ -1,0 +1,15 @@
+// A matrix whose row i starts at data + i · stride: one head inside [L, heads · D] has stride heads · D.
+#pragma once
+
+#include <cstddef>
+
+namespace ctformer::kernels {
+
+template <class T>
+struct strided_rows {
+    T* data;
+    std::size_t stride;
+    T* row(std::size_t i) const { return data + i * stride; }
+};
+
+}  // namespace ctformer::kernels
