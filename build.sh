@@ -14,7 +14,7 @@ if [[ $what != demo && $what != test && $what != sanitize ]]; then
 fi
 
 # Each entry: a package, or alternatives separated by '|' (the first is installed when none is).
-packages=(cmake g++ "libboost-dev|libboost1.81-dev" libhwy-dev libgtest-dev ccache)
+packages=(cmake g++ "libboost-dev|libboost1.81-dev" libhwy-dev libgtest-dev nlohmann-json3-dev ccache)
 missing=()
 for entry in "${packages[@]}"; do
     found=

@@ -35,4 +35,20 @@ private:
     std::string tensor_;
 };
 
+// A file that cannot be trusted, or does not hold what was asked of it: names the file and, where
+// there is one, the tensor.
+class file_error : public error {
+public:
+    file_error(const std::string& file, const std::string& tensor, const std::string& problem)
+        : error("ctformer: " + file + (tensor.empty() ? "" : ", tensor '" + tensor + "'") + ": " + problem),
+          file_(file),
+          tensor_(tensor) {}
+    const std::string& file() const { return file_; }
+    const std::string& tensor() const { return tensor_; }
+
+private:
+    std::string file_;
+    std::string tensor_;
+};
+
 }  // namespace ctformer

@@ -1,0 +1,106 @@
+// NumPy's .npy files of fp32 in C order, for inputs and outputs:
+//
+//   "\x93NUMPY", version (1 or 2, and 0), header length (2 bytes in version 1, 4 in 2), then an ASCII
+//   dict {'descr': '<f4', 'fortran_order': False, 'shape': (2, 10, 512), } padded with spaces to a
+//   multiple of 64 bytes and ending in '\n'; then the values.
+//
+// read_npy takes what numpy.save writes for a float32 array; anything else (another dtype, Fortran
+// order, a short file) throws file_error naming the file. write_npy writes version 1.0.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include "host_tensor.hpp"
+#include "mapped_file.hpp"
+
+namespace ctformer {
+
+namespace detail {
+inline constexpr std::string_view npy_magic = "\x93NUMPY";
+
+// The text after 'key': in the header dict, up to the next ',' at depth 0 (a tuple is one value).
+inline std::string_view npy_field(std::string_view header, std::string_view key, const std::string& file) {
+    const std::string quoted = std::string("'").append(key).append("':");
+    const std::size_t at = header.find(quoted);
+    if (at == std::string_view::npos) throw file_error(file, "", "the .npy header has no '" + std::string(key) + "'");
+    std::size_t begin = at + quoted.size(), end = begin;
+    for (int depth = 0; end < header.size() && (depth > 0 || (header[end] != ',' && header[end] != '}')); ++end)
+        depth += header[end] == '(' ? 1 : header[end] == ')' ? -1 : 0;
+    while (begin < end && header[begin] == ' ') ++begin;
+    return header.substr(begin, end - begin);
+}
+
+inline dims_t npy_shape(std::string_view tuple, const std::string& file) {
+    if (tuple.size() < 2 || tuple.front() != '(' || tuple.back() != ')')
+        throw file_error(file, "", "the .npy shape is not a tuple: " + std::string(tuple));
+    dims_t dims;
+    std::size_t value = 0;
+    bool digits = false;
+    for (char c : tuple.substr(1)) {
+        if (c >= '0' && c <= '9') {
+            value = value * 10 + static_cast<std::size_t>(c - '0');
+            digits = true;
+        } else if (c == ',' || c == ')') {
+            if (digits) dims.push_back(value);
+            value = 0;
+            digits = false;
+        } else if (c != ' ') {
+            throw file_error(file, "", "the .npy shape is not a tuple of counts: " + std::string(tuple));
+        }
+    }
+    return dims;
+}
+}  // namespace detail
+
+inline host_tensor<float> read_npy(const std::filesystem::path& path) {
+    const mapped_file file(path);
+    const auto bytes = file.bytes();
+    const std::string& name = file.name();
+    const auto* text = reinterpret_cast<const char*>(bytes.data());
+    if (bytes.size() < 10 || std::string_view(text, 6) != detail::npy_magic)
+        throw file_error(name, "", "not a .npy file (no \\x93NUMPY magic)");
+    const int major = static_cast<unsigned char>(text[6]);
+    const std::size_t length_bytes = major == 1 ? 2 : 4;
+    if ((major != 1 && major != 2) || bytes.size() < 8 + length_bytes)
+        throw file_error(name, "", "unsupported .npy version " + std::to_string(major));
+    std::uint32_t header_length = 0;
+    std::memcpy(&header_length, text + 8, length_bytes);
+    const std::size_t data_begin = 8 + length_bytes + header_length;
+    if (data_begin > bytes.size()) throw file_error(name, "", "truncated: the .npy header runs past the end");
+    const std::string_view header(text + 8 + length_bytes, header_length);
+    const std::string_view descr = detail::npy_field(header, "descr", name);
+    if (descr != "'<f4'") throw file_error(name, "", "dtype " + std::string(descr) + " is not float32 ('<f4')");
+    if (detail::npy_field(header, "fortran_order", name) != "False")
+        throw file_error(name, "", "Fortran order; save a C-order array (numpy.ascontiguousarray)");
+    host_tensor<float> t(detail::npy_shape(detail::npy_field(header, "shape", name), name));
+    if (bytes.size() - data_begin < t.size() * sizeof(float))
+        throw file_error(name, "", "truncated: shape " + to_string(t.dims) + " needs " +
+                                       std::to_string(t.size() * sizeof(float)) + " bytes of data, the file has " +
+                                       std::to_string(bytes.size() - data_begin));
+    std::memcpy(t.data.data(), text + data_begin, t.size() * sizeof(float));
+    return t;
+}
+
+inline void write_npy(const std::filesystem::path& path, const host_tensor<float>& t) {
+    std::string shape = "(";
+    for (std::size_t d : t.dims) shape += std::to_string(d) + ", ";
+    if (t.dims.size() == 1) shape.resize(shape.size() - 1);  // "(5,)"
+    else if (!t.dims.empty()) shape.resize(shape.size() - 2);
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + "), }";
+    const std::size_t unpadded = 10 + header.size() + 1;
+    header.append((64 - unpadded % 64) % 64, ' ').push_back('\n');
+    std::ofstream out(path, std::ios::binary);
+    if (!out) throw file_error(path.string(), "", "cannot open for writing");
+    const std::uint16_t length = static_cast<std::uint16_t>(header.size());
+    out.write(detail::npy_magic.data(), 6).put('\x01').put('\x00');
+    out.write(reinterpret_cast<const char*>(&length), 2).write(header.data(), static_cast<std::streamsize>(header.size()));
+    out.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.size() * sizeof(float)));
+    if (!out) throw file_error(path.string(), "", "write failed");
+}
+
+}  // namespace ctformer

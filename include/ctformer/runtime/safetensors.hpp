@@ -1,0 +1,211 @@
+// Reading .safetensors files (the format of huggingface/safetensors, what PyTorch users save):
+//
+//   8 bytes        N, the header length, little-endian
+//   N bytes        JSON {"name": {"dtype": "F32", "shape": [2, 3], "data_offsets": [begin, end]}, ...,
+//                        "__metadata__": {"key": "value", ...}}
+//   the rest       the data; offsets count from its first byte
+//
+// The file is memory-mapped. Every entry is checked when the file is opened, before any byte of data
+// is used: the header length (within the file, at most 100 MB), the JSON, each name once, a known
+// dtype, offsets inside the data and exactly shape × dtype bytes long, no two tensors overlapping.
+// F32, F16 and BF16 tensors read as fp32; F64 is refused (ctformer computes in fp32: convert the
+// file, e.g. with tensor.float(), knowing what is lost). Problems throw file_error naming the file
+// and the tensor.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "host_tensor.hpp"
+#include "mapped_file.hpp"
+
+namespace ctformer {
+
+static_assert(std::endian::native == std::endian::little, "ctformer reads little-endian files in place");
+
+struct safetensors_entry {
+    std::string dtype;
+    dims_t shape;
+    std::size_t begin = 0, end = 0;  // byte offsets into the data
+};
+
+namespace detail {
+// Bytes per element of the dtypes safetensors defines; 0 for a name it does not.
+inline std::size_t dtype_bytes(std::string_view dtype) {
+    static const std::map<std::string_view, std::size_t> sizes{
+        {"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"I64", 8}, {"I32", 4},
+        {"I16", 2}, {"I8", 1},  {"U64", 8}, {"U32", 4}, {"U16", 2},  {"U8", 1},     {"BOOL", 1}};
+    const auto found = sizes.find(dtype);
+    return found == sizes.end() ? 0 : found->second;
+}
+
+// IEEE half precision to single: sign, 5-bit exponent, 10-bit mantissa; subnormals, inf and NaN kept.
+inline float half_to_float(std::uint16_t h) {
+    const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+    const std::uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+    if (exponent == 0) {
+        const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+        return sign ? -magnitude : magnitude;
+    }
+    const std::uint32_t bits = exponent == 31 ? sign | 0x7f800000u | (mantissa << 13)
+                                              : sign | ((exponent + 112) << 23) | (mantissa << 13);
+    return std::bit_cast<float>(bits);
+}
+
+// bfloat16 is the upper half of a float.
+inline float bfloat16_to_float(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
+}  // namespace detail
+
+class safetensors_file {
+public:
+    static constexpr std::size_t max_header_bytes = 100'000'000;
+
+    explicit safetensors_file(const std::filesystem::path& path) : file_(path) {
+        const auto bytes = file_.bytes();
+        if (bytes.size() < 8)
+            fail("", "truncated: " + std::to_string(bytes.size()) + " bytes, not even the 8-byte header length");
+        std::uint64_t header_length = 0;
+        std::memcpy(&header_length, bytes.data(), 8);
+        if (header_length > max_header_bytes)
+            fail("", "the header length " + std::to_string(header_length) + " is over the 100 MB limit");
+        if (header_length > bytes.size() - 8)
+            fail("", "the header length " + std::to_string(header_length) + " runs past the end of the file (" +
+                         std::to_string(bytes.size()) + " bytes)");
+        data_ = bytes.subspan(8 + header_length);
+        read_header(bytes.subspan(8, header_length));
+        check_no_overlaps();
+    }
+
+    const std::string& name() const { return file_.name(); }
+    const std::map<std::string, std::string>& metadata() const { return metadata_; }
+    const std::map<std::string, safetensors_entry, std::less<>>& entries() const { return entries_; }
+
+    // One tensor as fp32.
+    host_tensor<float> tensor(std::string_view tensor_name) const {
+        const auto found = entries_.find(tensor_name);
+        if (found == entries_.end()) fail(std::string(tensor_name), "no tensor of this name in the file");
+        const safetensors_entry& e = found->second;
+        host_tensor<float> t(e.shape);
+        const std::byte* from = data_.data() + e.begin;
+        if (e.dtype == "F32") {
+            std::memcpy(t.data.data(), from, t.size() * sizeof(float));
+        } else if (e.dtype == "F16" || e.dtype == "BF16") {
+            for (std::size_t i = 0; i < t.size(); ++i) {
+                std::uint16_t bits = 0;
+                std::memcpy(&bits, from + 2 * i, 2);
+                t[i] = e.dtype == "F16" ? detail::half_to_float(bits) : detail::bfloat16_to_float(bits);
+            }
+        } else if (e.dtype == "F64") {
+            fail(found->first, "dtype F64 is refused: ctformer computes in fp32; convert the file to F32 "
+                               "(e.g. tensor.float() before saving), knowing what is lost");
+        } else {
+            fail(found->first, "dtype " + e.dtype + " is not a floating-point type (F32, F16 or BF16)");
+        }
+        return t;
+    }
+
+    // Every tensor of the file, as fp32, by name.
+    tensor_map tensors() const {
+        tensor_map all;
+        for (const auto& [tensor_name, entry] : entries_) all.emplace(tensor_name, tensor(tensor_name));
+        return all;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& tensor_name, const std::string& problem) const {
+        throw file_error(file_.name(), tensor_name, problem);
+    }
+
+    void read_header(std::span<const std::byte> header) {
+        const auto* text = reinterpret_cast<const char*>(header.data());
+        std::set<std::string> seen;
+        const auto each_name_once = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+            if (depth == 1 && event == nlohmann::json::parse_event_t::key &&
+                !seen.insert(parsed.get<std::string>()).second)
+                fail(parsed.get<std::string>(), "the name appears twice in the header");
+            return true;
+        };
+        nlohmann::json json;
+        try {
+            json = nlohmann::json::parse(text, text + header.size(), each_name_once);
+        } catch (const nlohmann::json::exception& e) {
+            fail("", std::string("the header is not valid JSON: ") + e.what());
+        }
+        if (!json.is_object()) fail("", "the header is not a JSON object");
+        for (const auto& [key, value] : json.items()) {
+            if (key == "__metadata__") read_metadata(value);
+            else entries_.emplace(key, checked_entry(key, value));
+        }
+    }
+
+    void read_metadata(const nlohmann::json& value) {
+        if (!value.is_object()) fail("__metadata__", "is not an object of strings");
+        for (const auto& [key, text] : value.items()) {
+            if (!text.is_string()) fail("__metadata__", "the value of '" + key + "' is not a string");
+            metadata_.emplace(key, text.get<std::string>());
+        }
+    }
+
+    safetensors_entry checked_entry(const std::string& tensor_name, const nlohmann::json& value) const {
+        const auto is_count = [](const nlohmann::json& j) { return j.is_number_unsigned(); };
+        if (!value.is_object() || !value.contains("dtype") || !value["dtype"].is_string() ||
+            !value.contains("shape") || !value["shape"].is_array() ||
+            !std::all_of(value["shape"].begin(), value["shape"].end(), is_count) || !value.contains("data_offsets") ||
+            !value["data_offsets"].is_array() || value["data_offsets"].size() != 2 ||
+            !std::all_of(value["data_offsets"].begin(), value["data_offsets"].end(), is_count))
+            fail(tensor_name, "the entry needs \"dtype\", \"shape\" (counts) and \"data_offsets\" [begin, end]");
+        safetensors_entry e{value["dtype"].get<std::string>(), value["shape"].get<dims_t>(),
+                            value["data_offsets"][0].get<std::size_t>(), value["data_offsets"][1].get<std::size_t>()};
+        const std::size_t element_bytes = detail::dtype_bytes(e.dtype);
+        if (element_bytes == 0) fail(tensor_name, "unknown dtype " + e.dtype);
+        if (e.begin > e.end || e.end > data_.size())
+            fail(tensor_name, "data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
+                                  "] lie outside the " + std::to_string(data_.size()) + "-byte data");
+        const std::size_t expected = expected_bytes(tensor_name, e.shape, element_bytes);
+        if (e.end - e.begin != expected)
+            fail(tensor_name, "data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "] hold " +
+                                  std::to_string(e.end - e.begin) + " bytes; shape " + to_string(e.shape) + " of " +
+                                  e.dtype + " needs " + std::to_string(expected));
+        return e;
+    }
+
+    // shape × element size, refusing sizes that overflow (a crafted shape must not wrap around).
+    std::size_t expected_bytes(const std::string& tensor_name, const dims_t& shape, std::size_t element_bytes) const {
+        std::size_t bytes = element_bytes;
+        for (std::size_t extent : shape) {
+            if (extent != 0 && bytes > data_.size() / extent)
+                fail(tensor_name, "shape " + to_string(shape) + " is larger than the file's data");
+            bytes *= extent;
+        }
+        return bytes;
+    }
+
+    void check_no_overlaps() const {
+        std::vector<std::pair<std::size_t, const std::string*>> starts;
+        for (const auto& [tensor_name, e] : entries_)
+            if (e.end > e.begin) starts.emplace_back(e.begin, &tensor_name);
+        std::sort(starts.begin(), starts.end());
+        for (std::size_t i = 1; i < starts.size(); ++i) {
+            const safetensors_entry& previous = entries_.at(*starts[i - 1].second);
+            if (starts[i].first < previous.end)
+                fail(*starts[i].second, "its data overlaps tensor '" + *starts[i - 1].second + "'");
+        }
+    }
+
+    mapped_file file_;
+    std::span<const std::byte> data_;
+    std::map<std::string, safetensors_entry, std::less<>> entries_;
+    std::map<std::string, std::string> metadata_;
+};
+
+}  // namespace ctformer

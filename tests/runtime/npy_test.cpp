@@ -1,0 +1,60 @@
+// .npy files: what write_npy writes, read_npy reads back (shapes of rank 0, 1 and 3, the header
+// padded to 64 bytes as numpy does); other dtypes, Fortran order, a short file and a file that is not
+// .npy throw file_error naming the file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <ctformer/runtime/npy.hpp>
+
+namespace ctf = ctformer;
+
+namespace {
+
+std::filesystem::path temp(const std::string& name) { return std::filesystem::path(::testing::TempDir()) / name; }
+
+TEST(Npy, WriteThenRead) {
+    for (const ctf::dims_t& dims : {ctf::dims_t{}, ctf::dims_t{5}, ctf::dims_t{2, 3, 4}}) {
+        ctf::host_tensor<float> t(dims);
+        for (std::size_t i = 0; i < t.size(); ++i) t[i] = 0.5f * static_cast<float>(i) - 3.0f;
+        ctf::write_npy(temp("t.npy"), t);
+        EXPECT_EQ((std::filesystem::file_size(temp("t.npy")) - 4 * t.size()) % 64, 0u) << "header padded to 64 bytes";
+        const ctf::host_tensor<float> back = ctf::read_npy(temp("t.npy"));
+        EXPECT_EQ(back.dims, t.dims);
+        EXPECT_EQ(back.data, t.data);
+    }
+}
+
+// A numpy-style file with the given header dict and `data_bytes` bytes of data.
+std::filesystem::path npy_with(const std::string& dict, std::size_t data_bytes) {
+    std::string header = dict;
+    header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ').push_back('\n');
+    const std::uint16_t length = static_cast<std::uint16_t>(header.size());
+    std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + std::string(reinterpret_cast<const char*>(&length), 2);
+    bytes += header + std::string(data_bytes, '\0');
+    std::ofstream(temp("bad.npy"), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return temp("bad.npy");
+}
+
+void expect_refused(const std::filesystem::path& path, const std::string& words) {
+    try {
+        ctf::read_npy(path);
+        ADD_FAILURE() << "no error, expected: " << words;
+    } catch (const ctf::file_error& e) {
+        EXPECT_EQ(e.file(), path.string());
+        EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+}
+
+TEST(Npy, RefusesWhatIsNotFloat32InCOrder) {
+    expect_refused(npy_with("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", 16), "is not float32");
+    expect_refused(npy_with("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", 16), "Fortran order");
+    expect_refused(npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", 20), "truncated");
+    expect_refused(npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (x), }", 0), "not a tuple of counts");
+    std::ofstream(temp("text.npy")) << "not numpy at all";
+    expect_refused(temp("text.npy"), "not a .npy file");
+}
+
+}  // namespace
