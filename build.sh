@@ -3,18 +3,20 @@
 #   ./build.sh demo       build and run the main demo
 #   ./build.sh test       build and run every test
 #   ./build.sh sanitize   build the tests with AddressSanitizer + UBSan and run them
+#   ./build.sh fuzz       fuzz the .safetensors and .npy readers for 25 s each (clang, libFuzzer, ASan)
 # Missing Debian packages are installed when run as root, or named in the exact apt-get line to run.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 what=${1:-}
-if [[ $what != demo && $what != test && $what != sanitize ]]; then
-    echo "usage: ./build.sh demo|test|sanitize" >&2
+if [[ $what != demo && $what != test && $what != sanitize && $what != fuzz ]]; then
+    echo "usage: ./build.sh demo|test|sanitize|fuzz" >&2
     exit 2
 fi
 
 # Each entry: a package, or alternatives separated by '|' (the first is installed when none is).
 packages=(cmake g++ "libboost-dev|libboost1.81-dev" libhwy-dev libgtest-dev nlohmann-json3-dev ccache)
+[[ $what == fuzz ]] && packages+=(clang libclang-rt-14-dev)
 missing=()
 for entry in "${packages[@]}"; do
     found=
@@ -35,6 +37,16 @@ if ((${#missing[@]})); then
 fi
 
 jobs=$(nproc)
+if [[ $what == fuzz ]]; then
+    cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCTFORMER_BUILD_FUZZ=ON -DCTFORMER_BUILD_TESTS=OFF
+    cmake --build build-fuzz --target safetensors_fuzz npy_fuzz -j "$jobs"
+    for reader in safetensors npy; do
+        mkdir -p "build-fuzz/corpus/$reader"
+        "build-fuzz/tests/fuzz/${reader}_fuzz" -max_total_time=25 -print_final_stats=1 -artifact_prefix=build-fuzz/ \
+            "build-fuzz/corpus/$reader" "tests/fuzz/corpus/$reader"
+    done
+    exit
+fi
 if [[ $what == sanitize ]]; then
     # -O1 -g1 (line tables) keeps the template-heavy build short. Highway's SSE4 and SSSE3 targets
     # (6144 = HWY_SSE4 | HWY_SSSE3) are left to the plain test run: the sanitizers check AVX-512, AVX2

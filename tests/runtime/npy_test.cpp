@@ -1,4 +1,4 @@
-// .npy files: what write_npy writes, read_npy reads back (shapes of rank 0, 1 and 3, the header
+// .npy files: what write_npy writes, read_npy reads back (shapes of rank 0, 1 and 3, and an empty one; the header
 // padded to 64 bytes as numpy does); other dtypes, Fortran order, a short file and a file that is not
 // .npy throw file_error naming the file.
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@ namespace {
 std::filesystem::path temp(const std::string& name) { return std::filesystem::path(::testing::TempDir()) / name; }
 
 TEST(Npy, WriteThenRead) {
-    for (const ctf::dims_t& dims : {ctf::dims_t{}, ctf::dims_t{5}, ctf::dims_t{2, 3, 4}}) {
+    for (const ctf::dims_t& dims : {ctf::dims_t{}, ctf::dims_t{5}, ctf::dims_t{2, 3, 4}, ctf::dims_t{0, 3}}) {
         ctf::host_tensor<float> t(dims);
         for (std::size_t i = 0; i < t.size(); ++i) t[i] = 0.5f * static_cast<float>(i) - 3.0f;
         ctf::write_npy(temp("t.npy"), t);
@@ -53,6 +53,11 @@ TEST(Npy, RefusesWhatIsNotFloat32InCOrder) {
     expect_refused(npy_with("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", 16), "Fortran order");
     expect_refused(npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", 20), "truncated");
     expect_refused(npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (x), }", 0), "not a tuple of counts");
+    // found by the fuzzer: an extent too large to allocate is refused before any allocation
+    expect_refused(npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 8), }", 8),
+                   "truncated");
+    expect_refused(npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999,), }", 0),
+                   "too large to count");
     std::ofstream(temp("text.npy")) << "not numpy at all";
     expect_refused(temp("text.npy"), "not a .npy file");
 }

@@ -58,6 +58,7 @@ TEST(Safetensors, ReadsFloatTypesAndMetadata) {
         R"({"w": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]},)"
         R"( "h": {"dtype": "F16", "shape": [3], "data_offsets": [16, 22]},)"
         R"( "b": {"dtype": "BF16", "shape": [2], "data_offsets": [22, 26]},)"
+        R"( "empty": {"dtype": "F32", "shape": [0, 3], "data_offsets": [26, 26]},)"
         R"( "__metadata__": {"format": "pt"}})";
     const std::string data = raw<float>({1.5f, -2.0f, 0.25f, 1e-3f}) +
                              raw<std::uint16_t>({0x3c00, 0xc000, 0x0001}) +  // 1, -2, the smallest subnormal
@@ -69,6 +70,7 @@ TEST(Safetensors, ReadsFloatTypesAndMetadata) {
     EXPECT_EQ(all.at("w").data, (std::vector<float>{1.5f, -2.0f, 0.25f, 1e-3f}));
     EXPECT_EQ(all.at("h").data, (std::vector<float>{1.0f, -2.0f, 5.9604645e-8f}));
     EXPECT_EQ(all.at("b").data, (std::vector<float>{1.5f, -1.0f}));
+    EXPECT_EQ(all.at("empty").dims, (ctf::dims_t{0, 3}));
 }
 
 TEST(Safetensors, MissingTensorAndDtypesThatAreNotFp32) {

@@ -8,7 +8,9 @@
 // order, a short file) throws file_error naming the file. write_npy writes version 1.0.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -35,6 +37,17 @@ inline std::string_view npy_field(std::string_view header, std::string_view key,
     return header.substr(begin, end - begin);
 }
 
+// Whether `dims` elements of `element_bytes` fit in `available` bytes (no overflow on the way).
+inline bool fits(const dims_t& dims, std::size_t element_bytes, std::size_t available) {
+    if (std::find(dims.begin(), dims.end(), std::size_t{0}) != dims.end()) return true;
+    std::size_t bytes = element_bytes;
+    for (std::size_t extent : dims) {
+        if (bytes > available / extent) return false;
+        bytes *= extent;
+    }
+    return bytes <= available;
+}
+
 inline dims_t npy_shape(std::string_view tuple, const std::string& file) {
     if (tuple.size() < 2 || tuple.front() != '(' || tuple.back() != ')')
         throw file_error(file, "", "the .npy shape is not a tuple: " + std::string(tuple));
@@ -43,6 +56,8 @@ inline dims_t npy_shape(std::string_view tuple, const std::string& file) {
     bool digits = false;
     for (char c : tuple.substr(1)) {
         if (c >= '0' && c <= '9') {
+            if (value > (std::numeric_limits<std::size_t>::max() - 9) / 10)
+                throw file_error(file, "", "the .npy shape has an extent too large to count: " + std::string(tuple));
             value = value * 10 + static_cast<std::size_t>(c - '0');
             digits = true;
         } else if (c == ',' || c == ')') {
@@ -57,10 +72,8 @@ inline dims_t npy_shape(std::string_view tuple, const std::string& file) {
 }
 }  // namespace detail
 
-inline host_tensor<float> read_npy(const std::filesystem::path& path) {
-    const mapped_file file(path);
-    const auto bytes = file.bytes();
-    const std::string& name = file.name();
+// From bytes in memory (the fuzz target); `name` stands for the file.
+inline host_tensor<float> npy_from_bytes(const std::string& name, std::span<const std::byte> bytes) {
     const auto* text = reinterpret_cast<const char*>(bytes.data());
     if (bytes.size() < 10 || std::string_view(text, 6) != detail::npy_magic)
         throw file_error(name, "", "not a .npy file (no \\x93NUMPY magic)");
@@ -77,13 +90,19 @@ inline host_tensor<float> read_npy(const std::filesystem::path& path) {
     if (descr != "'<f4'") throw file_error(name, "", "dtype " + std::string(descr) + " is not float32 ('<f4')");
     if (detail::npy_field(header, "fortran_order", name) != "False")
         throw file_error(name, "", "Fortran order; save a C-order array (numpy.ascontiguousarray)");
-    host_tensor<float> t(detail::npy_shape(detail::npy_field(header, "shape", name), name));
-    if (bytes.size() - data_begin < t.size() * sizeof(float))
-        throw file_error(name, "", "truncated: shape " + to_string(t.dims) + " needs " +
-                                       std::to_string(t.size() * sizeof(float)) + " bytes of data, the file has " +
-                                       std::to_string(bytes.size() - data_begin));
-    std::memcpy(t.data.data(), text + data_begin, t.size() * sizeof(float));
+    const dims_t dims = detail::npy_shape(detail::npy_field(header, "shape", name), name);
+    const std::size_t available = bytes.size() - data_begin;
+    if (!detail::fits(dims, sizeof(float), available))
+        throw file_error(name, "", "truncated: shape " + to_string(dims) + " needs more than the " +
+                                       std::to_string(available) + " bytes of data the file has");
+    host_tensor<float> t(dims);
+    if (t.size()) std::memcpy(t.data.data(), text + data_begin, t.size() * sizeof(float));
     return t;
+}
+
+inline host_tensor<float> read_npy(const std::filesystem::path& path) {
+    const mapped_file file(path);
+    return npy_from_bytes(file.name(), file.bytes());
 }
 
 inline void write_npy(const std::filesystem::path& path, const host_tensor<float>& t) {

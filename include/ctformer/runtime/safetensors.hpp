@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -70,23 +71,16 @@ class safetensors_file {
 public:
     static constexpr std::size_t max_header_bytes = 100'000'000;
 
-    explicit safetensors_file(const std::filesystem::path& path) : file_(path) {
-        const auto bytes = file_.bytes();
-        if (bytes.size() < 8)
-            fail("", "truncated: " + std::to_string(bytes.size()) + " bytes, not even the 8-byte header length");
-        std::uint64_t header_length = 0;
-        std::memcpy(&header_length, bytes.data(), 8);
-        if (header_length > max_header_bytes)
-            fail("", "the header length " + std::to_string(header_length) + " is over the 100 MB limit");
-        if (header_length > bytes.size() - 8)
-            fail("", "the header length " + std::to_string(header_length) + " runs past the end of the file (" +
-                         std::to_string(bytes.size()) + " bytes)");
-        data_ = bytes.subspan(8 + header_length);
-        read_header(bytes.subspan(8, header_length));
-        check_no_overlaps();
+    explicit safetensors_file(const std::filesystem::path& path)
+        : mapping_(std::make_shared<const mapped_file>(path)), name_(mapping_->name()) {
+        read(mapping_->bytes());
     }
 
-    const std::string& name() const { return file_.name(); }
+    // From bytes in memory that outlive the object (the fuzz target); `name` stands for the file.
+    safetensors_file(std::string name, std::span<const std::byte> bytes) : name_(std::move(name)) { read(bytes); }
+
+    const std::string& name() const { return name_; }
+
     const std::map<std::string, std::string>& metadata() const { return metadata_; }
     const std::map<std::string, safetensors_entry, std::less<>>& entries() const { return entries_; }
 
@@ -98,7 +92,7 @@ public:
         host_tensor<float> t(e.shape);
         const std::byte* from = data_.data() + e.begin;
         if (e.dtype == "F32") {
-            std::memcpy(t.data.data(), from, t.size() * sizeof(float));
+            if (t.size()) std::memcpy(t.data.data(), from, t.size() * sizeof(float));
         } else if (e.dtype == "F16" || e.dtype == "BF16") {
             for (std::size_t i = 0; i < t.size(); ++i) {
                 std::uint16_t bits = 0;
@@ -123,7 +117,23 @@ public:
 
 private:
     [[noreturn]] void fail(const std::string& tensor_name, const std::string& problem) const {
-        throw file_error(file_.name(), tensor_name, problem);
+        throw file_error(name_, tensor_name, problem);
+    }
+
+    // The header length, the JSON and every entry, checked.
+    void read(std::span<const std::byte> bytes) {
+        if (bytes.size() < 8)
+            fail("", "truncated: " + std::to_string(bytes.size()) + " bytes, not even the 8-byte header length");
+        std::uint64_t header_length = 0;
+        std::memcpy(&header_length, bytes.data(), 8);
+        if (header_length > max_header_bytes)
+            fail("", "the header length " + std::to_string(header_length) + " is over the 100 MB limit");
+        if (header_length > bytes.size() - 8)
+            fail("", "the header length " + std::to_string(header_length) + " runs past the end of the file (" +
+                         std::to_string(bytes.size()) + " bytes)");
+        data_ = bytes.subspan(8 + header_length);
+        read_header(bytes.subspan(8, header_length));
+        check_no_overlaps();
     }
 
     void read_header(std::span<const std::byte> header) {
@@ -202,7 +212,8 @@ private:
         }
     }
 
-    mapped_file file_;
+    std::shared_ptr<const mapped_file> mapping_;  // none for bytes in memory
+    std::string name_;
     std::span<const std::byte> data_;
     std::map<std::string, safetensors_entry, std::less<>> entries_;
     std::map<std::string, std::string> metadata_;
