@@ -57,6 +57,10 @@ struct node {
     Op op;
 };
 
+// An operation with parameters (a scale factor, an eps) says them in detail(), for printing.
+template <class Op>
+concept has_detail = requires(const Op& op) { op.detail(); };
+
 // "0.125", "1e-05": how an operation's parameter reads in a printed tree.
 inline std::string number_text(double value) {
     char text[32];

@@ -22,6 +22,13 @@ struct graph;
 template <class... Leaves>
 struct leaf_set {};
 
+// Whether a leaf is a tensor (not a bound intermediate) with role R.
+template <class Leaf, role R>
+inline constexpr bool has_role = [] {
+    if constexpr (requires { Leaf::tensor_role; }) return Leaf::tensor_role == R;
+    else return false;
+}();
+
 namespace detail {
 template <class... A, class... B>
 leaf_set<A..., B...> operator+(leaf_set<A...>, leaf_set<B...>);

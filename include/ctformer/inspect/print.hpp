@@ -25,9 +25,6 @@ namespace ctformer {
 
 namespace detail {
 
-template <class T>
-concept has_detail = requires(const T& t) { t.detail(); };
-
 // A YAP transform from a tree to its text, `depth` levels deep.
 struct tree_printer {
     using terminal_tag = yap::expr_tag<yap::expr_kind::terminal>;

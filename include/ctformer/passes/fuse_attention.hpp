@@ -64,6 +64,21 @@ const auto& key_padding_operand(const E& e) {
     if constexpr (is_op<E, mask_op<mask_kind::key_padding>>) return child<1>(e);
     else return key_padding_operand(child<0>(e));
 }
+
+// Op<causal kind, key padding>{scale} over the chain's Q and K, then `rest` (V, where there is one),
+// then the key-padding mask where the chain has one.
+template <template <causality, bool> class Op, class Shape, class Masked, class... Rest>
+auto fuse_chain(const Masked& masked, const Rest&... rest) {
+    using chain = attention_chain<Masked>;
+    const auto& scaled = scaled_scores(masked);
+    const auto& product = child<0>(scaled);
+    const Op<chain::causal_kind, chain::key_padding> op{op_of(scaled).factor};
+    if constexpr (chain::key_padding)
+        return make_node<Shape>(op, child<0>(product), child<0>(child<1>(product)), rest...,
+                                key_padding_operand(masked));
+    else
+        return make_node<Shape>(op, child<0>(product), child<0>(child<1>(product)), rest...);
+}
 }  // namespace detail
 
 struct fuse_attention {
@@ -73,18 +88,7 @@ struct fuse_attention {
         requires is_op<E, matmul_op> && is_op<child_t<E, 0>, softmax_op> &&
                  detail::attention_chain<child_t<child_t<E, 0>, 0>>::fits
     static auto fuse(const E& e) {
-        const auto& masked = child<0>(child<0>(e));
-        using chain = detail::attention_chain<std::decay_t<decltype(masked)>>;
-        const auto& scaled = detail::scaled_scores(masked);
-        const auto& product = child<0>(scaled);
-        const auto& q = child<0>(product);
-        const auto& k = child<0>(child<1>(product));
-        const auto& v = child<1>(e);
-        const attention_op<chain::causal_kind, chain::key_padding> op{op_of(scaled).factor};
-        if constexpr (chain::key_padding)
-            return make_node<shape_of_t<E>>(op, q, k, v, detail::key_padding_operand(masked));
-        else
-            return make_node<shape_of_t<E>>(op, q, k, v);
+        return detail::fuse_chain<attention_op, shape_of_t<E>>(child<0>(child<0>(e)), child<1>(e));
     }
 };
 

@@ -23,9 +23,6 @@ struct step {
 };
 
 namespace detail {
-template <class T>
-concept has_detail = requires(const T& t) { t.detail(); };
-
 // Attention's scratch per thread: Kᵀ (and V) of one head staged in 64-key blocks, scores of four
 // queries (the kernel's blocking; vector padding aside). Other steps need none.
 template <class E>

@@ -2,8 +2,9 @@
 // Per-target code, like the kernels (include once per Highway target, or once for the static one).
 //
 // Values live in the workspace, one buffer per bound intermediate and per unbound step result,
-// handed out in execution order. Attention reads its heads through head_view (no copies) and,
-// under merge_heads, writes the merged layout directly.
+// handed out in execution order. The steps that read heads (attention, attention probabilities, a
+// batched matmul) read them through head_view (no copies) and, under merge_heads, write the merged
+// layout directly.
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_RUNTIME_EXECUTE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef CTFORMER_RUNTIME_EXECUTE_INL_H_
@@ -66,14 +67,15 @@ public:
     template <class Binding>
     void compute_binding(const Binding& b, float* out) {
         compute(b.definition, out);
-        bound_.push_back({Binding::name.view(), out, dims<shape_of_t<decltype(b.definition)>>()});
+        bound_.push_back({Binding::name.view(), out, &dims_of<shape_of_t<decltype(b.definition)>>});
     }
 
     // A bound intermediate of this run (e.g. "attn_weights"), copied out.
     void copy_bound(std::string_view name, host_tensor<float>& into) const {
         for (const bound_value& b : bound_)
             if (b.name == name) {
-                into = host_tensor<float>(b.dims, std::vector<float>(b.data, b.data + element_count(b.dims)));
+                const dims_t dims = b.dims_of(batch_);
+                into = host_tensor<float>(dims, std::vector<float>(b.data, b.data + element_count(dims)));
                 return;
             }
         throw missing_tensor(std::string(name), "(a bound intermediate of the graph)");
@@ -249,6 +251,19 @@ private:
         });
     }
 
+    // f(instance, first row, end row, scratch, args) for attention node E: over its instances and
+    // chunks of query rows, each thread with its own Scratch, args with E's scale and key mask.
+    template <class Scratch, std::size_t Lq, std::size_t Lk, class E, class F>
+    void over_query_rows(const E& e, std::size_t instances, F f) {
+        const auto [attend, per_sequence] = key_attend(e, instances);
+        auto& scratch = ws_.per_thread<Scratch>(next_object_++, threads_);
+        const float scale = static_cast<float>(op_of(e).scale);
+        for_query_chunks<Lq>(instances, [&](std::size_t i, std::size_t first, std::size_t end, int thread) {
+            const kernels::attention_args args{scale, attend ? attend + i / per_sequence * Lk : nullptr};
+            f(i, first, end, mine(scratch, thread), args);
+        });
+    }
+
     template <class E>
     void attention(const E& e, head_view<float> out) {
         using K = child_t<E, 1>;
@@ -257,12 +272,8 @@ private:
         using scratch_type = kt::attention_scratch<lk, dk, dv>;
         const std::size_t instances = elements<shape_of_t<E>>(batch_) / (lq * dv);
         const head_view<const float> q = heads_of(child<0>(e)), k = heads_of(child<1>(e)), v = heads_of(child<2>(e));
-        const auto [attend, per_sequence] = key_attend(e, instances);
-        auto& scratch = ws_.per_thread<scratch_type>(next_object_++, threads_);
-        const float scale = static_cast<float>(op_of(e).scale);
-        for_query_chunks<lq>(instances, [&](std::size_t i, std::size_t first, std::size_t end, int thread) {
-            scratch_type& s = mine(scratch, thread);
-            const kernels::attention_args args{scale, attend ? attend + i / per_sequence * lk : nullptr};
+        over_query_rows<scratch_type, lq, lk>(e, instances, [&](std::size_t i, std::size_t first, std::size_t end,
+                                                                scratch_type& s, const kernels::attention_args& args) {
             kt::stage_keys_values(k.at(i), v.at(i), s);
             kt::attend_rows<lq, lk, dk, dv, op_t<E>::causal_kind>(q.at(i), first, end, out.at(i), args, s);
         });
@@ -274,12 +285,8 @@ private:
         using scratch_type = kt::attention_scratch<lk, dk, 0>;
         const std::size_t instances = elements<shape_of_t<E>>(batch_) / (lq * lk);
         const head_view<const float> q = heads_of(child<0>(e)), k = heads_of(child<1>(e));
-        const auto [attend, per_sequence] = key_attend(e, instances);
-        auto& scratch = ws_.per_thread<scratch_type>(next_object_++, threads_);
-        const float scale = static_cast<float>(op_of(e).scale);
-        for_query_chunks<lq>(instances, [&](std::size_t i, std::size_t first, std::size_t end, int thread) {
-            scratch_type& s = mine(scratch, thread);
-            const kernels::attention_args args{scale, attend ? attend + i / per_sequence * lk : nullptr};
+        over_query_rows<scratch_type, lq, lk>(e, instances, [&](std::size_t i, std::size_t first, std::size_t end,
+                                                                scratch_type& s, const kernels::attention_args& args) {
             kt::stage_keys(k.at(i), s);
             kt::probability_rows<lq, lk, dk, op_t<E>::causal_kind>(q.at(i), first, end, out.at(i), args, s);
         });
@@ -345,16 +352,9 @@ private:
     // ---- what no pass fused -------------------------------------------------------------------------
     template <class Shape>
     reference::value widened(const float* data) {
-        reference::value v(dims<Shape>());
+        reference::value v(dims_of<Shape>(batch_));
         std::copy_n(data, v.size(), v.data.begin());
         return v;
-    }
-
-    template <class Shape>
-    dims_t dims() const {
-        dims_t d;
-        for (int e : Shape::extents) d.push_back(e == batch ? batch_ : static_cast<std::size_t>(e));
-        return d;
     }
 
     // The reference formula in double precision, for correctness where no kernel exists.
@@ -364,7 +364,7 @@ private:
             return std::tuple{widened<shape_of_t<std::decay_t<decltype(c)>>>(value_of(c))...};
         });
         const reference::value y = std::apply(
-            [&](const auto&... v) { return reference::apply(op_of(e), dims<shape_of_t<E>>(), v...); }, values);
+            [&](const auto&... v) { return reference::apply(op_of(e), dims_of<shape_of_t<E>>(batch_), v...); }, values);
         std::copy(y.data.begin(), y.data.end(), out);
     }
 
@@ -378,7 +378,7 @@ private:
     struct bound_value {
         std::string_view name;
         const float* data;
-        dims_t dims;
+        dims_t (*dims_of)(std::size_t batch_size);  // its shape, derived only when it is copied out
     };
     std::vector<bound_value> bound_;
 };

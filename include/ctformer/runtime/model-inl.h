@@ -27,24 +27,22 @@ namespace ctformer::runtime::HWY_NAMESPACE {
 
 template <operand Graph>
 class model {
-    template <class Leaf>
-    static constexpr bool is_input() {
-        if constexpr (requires { Leaf::tensor_role; }) return Leaf::tensor_role == role::input;
-        else return false;
-    }
     template <class... Leaves>
     static constexpr std::size_t count_inputs(leaf_set<Leaves...>) {
-        return (std::size_t{0} + ... + std::size_t{is_input<Leaves>()});
+        return (std::size_t{0} + ... + std::size_t{has_role<Leaves, role::input>});
     }
     template <class... Leaves>
     static constexpr std::string_view first_input(leaf_set<Leaves...>) {
         std::string_view name;
-        ((is_input<Leaves>() && name.empty() ? (name = Leaves::name.view(), 0) : 0), ...);
+        ((has_role<Leaves, role::input> && name.empty() ? (name = Leaves::name.view(), 0) : 0), ...);
         return name;
+    }
+    template <class... Leaves>
+    static constexpr bool has_weights(leaf_set<Leaves...>) {
+        return (false || ... || has_role<Leaves, role::weight>);
     }
     static constexpr std::size_t input_count = count_inputs(leaves_t<Graph>{});
     static constexpr std::string_view single_input_name() { return first_input(leaves_t<Graph>{}); }
-
 
 public:
     using fused_type = decltype(passes::fuse(std::declval<const Graph&>()));
@@ -103,7 +101,7 @@ private:
     }
     template <class Leaf>
     static void check_input(const tensor_map& inputs, std::optional<std::size_t>& batch_size) {
-        if constexpr (is_input<Leaf>()) checked_tensor<typename Leaf::shape>(inputs, Leaf::name.view(), batch_size);
+        if constexpr (has_role<Leaf, role::input>) checked_tensor<typename Leaf::shape>(inputs, Leaf::name.view(), batch_size);
     }
 
     // W (and the bias) of a gemm node, evaluated from the weights (a concat stacks them), packed.
@@ -162,14 +160,6 @@ private:
     packed_weights packed_;
     bool bound_ = !has_weights(leaves_t<Graph>{});
     std::unique_ptr<workspace_pool> pool_ = std::make_unique<workspace_pool>();
-
-    template <class... Leaves>
-    static constexpr bool has_weights(leaf_set<Leaves...>) {
-        return (false || ... || [] {
-            if constexpr (requires { Leaves::tensor_role; }) return Leaves::tensor_role == role::weight;
-            else return false;
-        }());
-    }
 };
 
 template <operand Graph>

@@ -45,12 +45,10 @@ public:
 private:
     template <class Leaf>
     static void take(const tensor_map& given, std::map<std::string, std::vector<float>, std::less<>>& into) {
-        if constexpr (requires { Leaf::tensor_role; }) {
-            if constexpr (Leaf::tensor_role == role::weight) {
-                std::optional<std::size_t> no_batch;
-                into.insert_or_assign(std::string(Leaf::name.view()),
-                                      checked_tensor<typename Leaf::shape>(given, Leaf::name.view(), no_batch).data);
-            }
+        if constexpr (has_role<Leaf, role::weight>) {
+            std::optional<std::size_t> no_batch;
+            into.insert_or_assign(std::string(Leaf::name.view()),
+                                  checked_tensor<typename Leaf::shape>(given, Leaf::name.view(), no_batch).data);
         }
     }
 
