@@ -50,10 +50,10 @@ void matmul_tile(strided_rows<const float> a, strided_rows<const float> b, strid
 template <std::size_t Rows, std::size_t K, std::size_t N>
 void matmul_rows(strided_rows<const float> a, strided_rows<const float> b, strided_rows<float> out, std::size_t row) {
     const std::size_t lanes = hn::Lanes(hn::ScalableTag<float>());
-    std::size_t c = 0;
-    for (; c + 2 * lanes <= N; c += 2 * lanes) matmul_tile<Rows, 2, K>(a, b, out, row, c);
-    for (; c + lanes <= N; c += lanes) matmul_tile<Rows, 1, K>(a, b, out, row, c);
-    for (; c < N; ++c)
+    const std::size_t pairs_end = N - N % (2 * lanes), vectors_end = N - N % lanes;
+    for (std::size_t c = 0; c < pairs_end; c += 2 * lanes) matmul_tile<Rows, 2, K>(a, b, out, row, c);
+    for (std::size_t c = pairs_end; c < vectors_end; c += lanes) matmul_tile<Rows, 1, K>(a, b, out, row, c);
+    for (std::size_t c = vectors_end; c < N; ++c)
         for (std::size_t r = 0; r < Rows; ++r) {
             float sum = 0.0f;
             for (std::size_t k = 0; k < K; ++k) sum += a.row(row + r)[k] * b.row(k)[c];
