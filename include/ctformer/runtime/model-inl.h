@@ -21,6 +21,7 @@
 #include "../passes/pipeline.hpp"
 #include "../plan/walk.hpp"
 #include "execute-inl.h"
+#include "run_options.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace ctformer::runtime::HWY_NAMESPACE {

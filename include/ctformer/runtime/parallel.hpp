@@ -4,24 +4,13 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
 #include <thread>
-#include <utility>
-#include <vector>
-
-#include "host_tensor.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 namespace ctformer::runtime {
-
-struct run_options {
-    int threads = 0;  // 0: every hardware thread
-    // Bound intermediates to copy out after the run, by name: {"attn_weights", &weights}.
-    std::vector<std::pair<std::string, host_tensor<float>*>> keep = {};
-};
 
 // 0 means every hardware thread.
 inline int thread_count(int requested) {
