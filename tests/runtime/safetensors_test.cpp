@@ -73,6 +73,22 @@ TEST(Safetensors, ReadsFloatTypesAndMetadata) {
     EXPECT_EQ(all.at("empty").dims, (ctf::dims_t{0, 3}));
 }
 
+TEST(Safetensors, WritesWhatItReads) {
+    const ctf::tensor_map tensors{{"w", ctf::host_tensor<float>({2, 3}, {1, -2, 3.5f, 0, 1e-30f, -7})},
+                                  {"b", ctf::host_tensor<float>({1}, {0.25f})},
+                                  {"empty", ctf::host_tensor<float>({0})}};
+    const auto path = std::filesystem::path(::testing::TempDir()) / "written.safetensors";
+    ctf::write_safetensors(path, tensors, {{"format", "pt"}});
+    const ctf::safetensors_file file(path);
+    EXPECT_EQ(file.metadata().at("format"), "pt");
+    const ctf::tensor_map back = file.tensors();
+    ASSERT_EQ(back.size(), 3u);
+    for (const auto& [name, t] : tensors) {
+        EXPECT_EQ(back.at(name).dims, t.dims) << name;
+        EXPECT_EQ(back.at(name).data, t.data) << name;
+    }
+}
+
 TEST(Safetensors, MissingTensorAndDtypesThatAreNotFp32) {
     const std::string header = R"({"d": {"dtype": "F64", "shape": [1], "data_offsets": [0, 8]},)"
                                R"( "i": {"dtype": "I64", "shape": [1], "data_offsets": [8, 16]}})";

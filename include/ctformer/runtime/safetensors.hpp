@@ -1,4 +1,4 @@
-// Reading .safetensors files (the format of huggingface/safetensors, what PyTorch users save):
+// Reading (and writing, F32) .safetensors files (the format of huggingface/safetensors, what PyTorch users save):
 //
 //   8 bytes        N, the header length, little-endian
 //   N bytes        JSON {"name": {"dtype": "F32", "shape": [2, 3], "data_offsets": [begin, end]}, ...,
@@ -18,6 +18,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -218,5 +220,27 @@ private:
     std::map<std::string, safetensors_entry, std::less<>> entries_;
     std::map<std::string, std::string> metadata_;
 };
+
+// Every tensor as F32, in name order, with the metadata: what safetensors.torch.save_file writes for
+// fp32 tensors, and what safetensors_file reads back.
+inline void write_safetensors(const std::filesystem::path& path, const tensor_map& tensors,
+                              const std::map<std::string, std::string>& metadata = {}) {
+    nlohmann::json header = nlohmann::json::object();
+    if (!metadata.empty()) header["__metadata__"] = metadata;
+    std::size_t offset = 0;
+    for (const auto& [name, t] : tensors) {
+        const std::size_t bytes = t.size() * sizeof(float);
+        header[name] = {{"dtype", "F32"}, {"shape", t.dims}, {"data_offsets", {offset, offset + bytes}}};
+        offset += bytes;
+    }
+    const std::string text = header.dump();
+    const std::uint64_t length = text.size();
+    std::ofstream out(path, std::ios::binary);
+    if (!out) throw file_error(path.string(), "", "cannot open for writing");
+    out.write(reinterpret_cast<const char*>(&length), 8).write(text.data(), static_cast<std::streamsize>(length));
+    for (const auto& [name, t] : tensors)
+        out.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.size() * sizeof(float)));
+    if (!out) throw file_error(path.string(), "", "write failed");
+}
 
 }  // namespace ctformer
