@@ -55,6 +55,20 @@ TEST(EncoderLayer, PreLayerNormAddsSublayersToTheResidual) {
     test::expect_near(ctf::reference::evaluate(layer, known_sublayers(layer)), {2, 2, 3, 4, 3, 0, 0, -2}, 1e-12);
 }
 
+TEST(EncoderLayer, WithWeightsKeepsTheAttentionWeightsAndTheSameOutput) {
+    auto x = ctf::input<"x", 3, 4>();
+    auto layer = ctf::nn::encoder_layer<small>(x);
+    auto with_weights = ctf::nn::encoder_layer_with_weights<small>(x);
+    const ctf::tensor_map in = ctf::reference::random_inputs(layer, 1);
+    ctf::reference::evaluator evaluate(in);
+    const auto want = ctf::reference::evaluate(layer, in);
+    test::expect_near(evaluate(with_weights), want.data, 0);
+    const auto& weights = evaluate.intermediate("self_attn.attn_weights");
+    ASSERT_EQ(weights.dims, (ctf::dims_t{2, 3, 3}));
+    for (std::size_t row = 0; row < 6; ++row)
+        EXPECT_NEAR(weights[row * 3] + weights[row * 3 + 1] + weights[row * 3 + 2], 1.0, 1e-12) << row;
+}
+
 template <class Graph>
 std::vector<std::string> binding_names(const Graph& g) {
     std::vector<std::string> names;

@@ -4,6 +4,8 @@
 // Weights: {Prefix}self_attn.*, {Prefix}linear1.*, {Prefix}linear2.*, {Prefix}norm1.*,
 // {Prefix}norm2.*; encoder<cfg, N> prefixes layer i with "layers.i.". Values used twice are bound
 // ({Prefix}input, {Prefix}norm1, ..., {Prefix}output), so depth adds bindings, not tree size.
+// encoder_layer_with_weights binds the per-head attention weights as {Prefix}self_attn.attn_weights
+// [B, heads, L, L], for run_options.keep (PyTorch's layer does not return them).
 #pragma once
 
 #include "../ops/layer_norm.hpp"
@@ -12,7 +14,7 @@
 
 namespace ctformer::nn {
 
-template <config C, fixed_string Prefix>
+template <config C, fixed_string Prefix, bool WithWeights = false>
 struct encoder_layer_block {
     template <fixed_string Name>
     static constexpr auto named = Prefix + Name;
@@ -29,16 +31,22 @@ struct encoder_layer_block {
                          [&](auto x) { return sublayers(x, std::move(masks)...); });
     }
 
+    template <operand X, mask_descriptor... M>
+    static auto self_attention(X x, M... masks) {
+        constexpr auto attn = named<"self_attn.">;
+        if constexpr (WithWeights) return multi_head_attention_with_weights<C, attn>(x, x, x, std::move(masks)...).output;
+        else return multi_head_attention<C, attn>(x, x, x, std::move(masks)...);
+    }
+
     template <expression X, mask_descriptor... M>
     static auto sublayers(X x, M... masks) {
-        constexpr auto attn = named<"self_attn.">;
         if constexpr (C.norm == norm_position::post) {
-            auto attended = multi_head_attention<C, attn>(x, x, x, std::move(masks)...);
+            auto attended = self_attention(x, std::move(masks)...);
             auto h = bind<named<"norm1">>(norm<named<"norm1">>(x + std::move(attended)));
             return bind<named<"output">>(norm<named<"norm2">>(h + feed_forward<C, Prefix>(h)));
         } else {
             auto normed = bind<named<"norm1">>(norm<named<"norm1">>(x));
-            auto attended = multi_head_attention<C, attn>(normed, normed, normed, std::move(masks)...);
+            auto attended = self_attention(normed, std::move(masks)...);
             auto h = bind<named<"residual1">>(x + std::move(attended));
             return bind<named<"output">>(h + feed_forward<C, Prefix>(norm<named<"norm2">>(h)));
         }
@@ -57,6 +65,17 @@ template <config C, fixed_string Prefix = "", operand X, mask_descriptor... M>
     requires no_error<encoder_layer_error<C, Prefix, X, M...>>
 auto encoder_layer(X x, M... masks) {
     return encoder_layer_block<C, Prefix>::build(std::move(x), std::move(masks)...);
+}
+
+template <config C, fixed_string Prefix = "", operand X, mask_descriptor... M,
+          class Failure = encoder_layer_error<C, Prefix, X, M...>>
+    requires has_error<Failure>
+Failure encoder_layer_with_weights(X, M...);
+
+template <config C, fixed_string Prefix = "", operand X, mask_descriptor... M>
+    requires no_error<encoder_layer_error<C, Prefix, X, M...>>
+auto encoder_layer_with_weights(X x, M... masks) {
+    return encoder_layer_block<C, Prefix, true>::build(std::move(x), std::move(masks)...);
 }
 
 template <fixed_string Prefix, int Layer>
