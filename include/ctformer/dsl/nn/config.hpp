@@ -5,7 +5,7 @@
 
 #include "../../shape/check.hpp"
 #include "../../shape/errors.hpp"
-#include "../expr.hpp"
+#include "../bind.hpp"
 
 namespace ctformer::nn {
 

@@ -1,0 +1,54 @@
+// The models ctformer-run knows, each compiled for the longest sequence it takes: a shorter input is
+// padded, and its padding masked as keys (a key_padding mask), so its rows are exact.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string_view>
+
+#include <ctformer/dsl/nn/config.hpp>
+
+#include "model_runner.hpp"
+
+namespace ctf = ctformer;
+
+namespace run {
+
+using ctf::nn::activation;
+
+// The seeds' encoder layer: post-LN, relu.
+inline constexpr ctf::nn::config seeds{.d_model = 512, .heads = 8, .d_ff = 2048};
+// One BERT-base layer: post-LN, gelu, LayerNorm eps 1e-12.
+inline constexpr ctf::nn::config bert_base{.d_model = 768, .heads = 12, .d_ff = 3072, .act = activation::gelu, .eps = 1e-12};
+
+inline constexpr int seeds_sequence = 128;
+inline constexpr int bert_sequence = 512;
+
+// Each in a translation unit of its own, so they compile in parallel. Inputs "x" [B, sequence,
+// d_model] and "keys" [B, sequence] (1: a real position, 0: padding).
+std::unique_ptr<model_runner> seeds_layer();
+std::unique_ptr<model_runner> seeds_layer_with_weights();
+std::unique_ptr<model_runner> seeds_encoder_6();
+std::unique_ptr<model_runner> bert_base_layer();
+std::unique_ptr<model_runner> bert_base_layer_with_weights();
+
+struct configuration {
+    std::string_view name, about;
+    ctf::nn::config hyper;
+    std::size_t sequence;                                  // the longest input
+    std::unique_ptr<model_runner> (*make)();
+    std::unique_ptr<model_runner> (*make_with_weights)();  // null: no attention weights to keep
+};
+
+inline constexpr std::string_view attention_weights_name = "self_attn.attn_weights";
+
+inline const std::array<configuration, 3> configurations{{
+    {"seeds-layer", "the seeds' encoder layer, nn.TransformerEncoderLayer(512, 8, 2048), post-LN, relu", seeds,
+     seeds_sequence, seeds_layer, seeds_layer_with_weights},
+    {"encoder-6", "nn.TransformerEncoder of 6 seeds-layer layers (names layers.0. ... layers.5.)", seeds,
+     seeds_sequence, seeds_encoder_6, nullptr},
+    {"bert-base-layer", "one BERT-base layer: 768 wide, 12 heads, d_ff 3072, post-LN, gelu, eps 1e-12", bert_base,
+     bert_sequence, bert_base_layer, bert_base_layer_with_weights},
+}};
+
+}  // namespace run

@@ -1,0 +1,201 @@
+// ctformer-run: a PyTorch encoder layer (or stack), saved with its state_dict names as .safetensors,
+// run by ctformer on an input .npy. The batch and sequence length come from the input; a sequence
+// shorter than the configuration's is padded and the padding masked, so every row is exact.
+//   ctformer-run --weights layer.safetensors --input x.npy --output y.npy
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include <ctformer/runtime/npy.hpp>
+#include <ctformer/runtime/state_dict.hpp>
+
+#include "configurations.hpp"
+
+namespace ctf = ctformer;
+
+namespace {
+
+constexpr std::string_view usage = R"(usage:
+  ctformer-run --weights W.safetensors --input X.npy --output Y.npy [--config NAME]
+               [--attention-weights A.npy] [--threads N] [--explain]
+  ctformer-run --explain [--config NAME]
+
+  --weights F             the model's state_dict (PyTorch names; F32, F16 or BF16)
+  --input F               x as float32 .npy: [batch, length, d_model] (batch_first) or [length, d_model]
+  --output F              where y goes: float32 .npy of the input's shape
+  --config NAME           the model (default seeds-layer), see below
+  --attention-weights F   also write the per-head attention weights [batch, heads, length, length]
+                          (single-layer configurations)
+  --threads N             threads to run on (default: every hardware thread)
+  --explain               print the tree before and after each fusion pass, and the plan of kernels
+
+configurations (length: the longest sequence; shorter ones are padded, and the padding masked):
+)";
+
+struct arguments {
+    std::string weights, input, output, attention_weights, threads;
+    std::string config = "seeds-layer";
+    bool explain = false, help = false;
+};
+
+// A mistake on the command line: printed with the usage; exit status 2.
+struct usage_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+arguments parse(std::span<char*> args) {
+    arguments a;
+    const std::map<std::string_view, std::string*> values{
+        {"--weights", &a.weights}, {"--input", &a.input},   {"--output", &a.output},
+        {"--config", &a.config},   {"--threads", &a.threads}, {"--attention-weights", &a.attention_weights}};
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string arg = args[i];
+        if (arg == "--explain") {
+            a.explain = true;
+        } else if (arg == "--help" || arg == "-h") {
+            a.help = true;
+        } else if (const auto found = values.find(arg); found != values.end()) {
+            if (i + 1 == args.size()) throw usage_error(arg + " needs a value");
+            *found->second = args[++i];
+        } else {
+            throw usage_error("unknown argument '" + arg + "'");
+        }
+    }
+    return a;
+}
+
+int thread_count(const std::string& text) {
+    if (text.empty()) return 0;
+    std::size_t used = 0;
+    int n = -1;
+    try {
+        n = std::stoi(text, &used);
+    } catch (const std::logic_error&) {
+    }
+    if (used != text.size() || n < 1) throw usage_error("--threads needs a positive whole number, not '" + text + "'");
+    return n;
+}
+
+const run::configuration& find_configuration(const std::string& name) {
+    for (const run::configuration& c : run::configurations)
+        if (c.name == name) return c;
+    throw usage_error("unknown configuration '" + name + "'");
+}
+
+void print_usage(std::ostream& out) {
+    out << usage;
+    for (const run::configuration& c : run::configurations)
+        out << "  " << c.name << std::string(18 - c.name.size(), ' ') << c.about << "; length up to " << c.sequence
+            << "\n";
+}
+
+// t with the dims `dims` (same rank): the leading block the two share copied, the rest zero.
+ctf::host_tensor<float> resized(const ctf::host_tensor<float>& t, const ctf::dims_t& dims) {
+    ctf::host_tensor<float> out(dims);
+    const std::size_t rank = dims.size(), row = std::min(t.dims.back(), dims.back());
+    ctf::dims_t common(rank - 1), index(rank - 1, 0);
+    for (std::size_t i = 0; i + 1 < rank; ++i) common[i] = std::min(t.dims[i], dims[i]);
+    if (row == 0 || ctf::element_count(common) == 0) return out;
+    for (std::size_t carry = rank - 1; carry > 0;) {
+        std::size_t from = 0, to = 0;
+        for (std::size_t i = 0; i + 1 < rank; ++i) {
+            from = from * t.dims[i] + index[i];
+            to = to * dims[i] + index[i];
+        }
+        std::copy_n(t.data.begin() + from * t.dims.back(), row, out.data.begin() + to * dims.back());
+        for (carry = rank - 1; carry > 0 && ++index[carry - 1] == common[carry - 1]; --carry) index[carry - 1] = 0;
+    }
+    return out;
+}
+
+// x as [batch, length, d_model]; throws a file_error naming the file unless it fits the configuration.
+ctf::host_tensor<float> batched_input(ctf::host_tensor<float> x, const run::configuration& c, const std::string& file) {
+    const ctf::dims_t& d = x.dims;
+    const std::size_t width = static_cast<std::size_t>(c.hyper.d_model);
+    const bool fits = (d.size() == 2 || d.size() == 3) && d.back() == width && d[d.size() - 2] >= 1 &&
+                      d[d.size() - 2] <= c.sequence && d.front() >= 1;
+    if (!fits)
+        throw ctf::file_error(file, "", "shape " + ctf::to_string(d) + ", expected [batch, length, " +
+                                            std::to_string(width) + "] or [length, " + std::to_string(width) +
+                                            "] with length 1 to " + std::to_string(c.sequence) +
+                                            " (configuration " + std::string(c.name) + ")");
+    if (d.size() == 2) x.dims.insert(x.dims.begin(), 1);
+    return x;
+}
+
+// "keys" [batch, sequence]: 1 for the input's positions, 0 for the padding.
+ctf::host_tensor<float> real_positions(std::size_t batch, std::size_t length, std::size_t sequence) {
+    ctf::host_tensor<float> keys({batch, sequence});
+    for (std::size_t b = 0; b < batch; ++b) std::fill_n(keys.data.begin() + b * sequence, length, 1.0f);
+    return keys;
+}
+
+// t cropped to the input's length, without the batch dimension when the input had none.
+void write_cropped(const std::string& file, const ctf::host_tensor<float>& t, ctf::dims_t dims, bool batched) {
+    ctf::host_tensor<float> out = resized(t, dims);
+    if (!batched) out.dims.erase(out.dims.begin());
+    ctf::write_npy(file, out);
+}
+
+int run_model(const arguments& a) {
+    const run::configuration& c = find_configuration(a.config);
+    const bool keep_weights = !a.attention_weights.empty();
+    if (keep_weights && !c.make_with_weights)
+        throw usage_error("--attention-weights: configuration " + a.config + " has more than one layer");
+    const int threads = thread_count(a.threads);
+    const auto model = keep_weights ? c.make_with_weights() : c.make();
+    if (a.input.empty() && a.explain) {
+        std::cout << model->explain(1);
+        return 0;
+    }
+    if (a.weights.empty() || a.input.empty() || a.output.empty())
+        throw usage_error("--weights, --input and --output are needed (or --explain alone)");
+
+    ctf::host_tensor<float> input = ctf::read_npy(a.input);
+    const bool batched = input.dims.size() == 3;
+    const ctf::host_tensor<float> x = batched_input(std::move(input), c, a.input);
+    const std::size_t batch = x.dims[0], length = x.dims[1], width = x.dims[2], heads = c.hyper.heads;
+    model->bind(ctf::load_state_dict(a.weights));
+    const ctf::tensor_map inputs{{"x", resized(x, {batch, c.sequence, width})},
+                                 {"keys", real_positions(batch, length, c.sequence)}};
+    ctf::host_tensor<float> y, weights;
+    ctf::runtime::run_options options{.threads = threads};
+    if (keep_weights) options.keep = {{std::string(run::attention_weights_name), &weights}};
+    const auto start = std::chrono::steady_clock::now();
+    model->run(inputs, y, options);
+    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+
+    write_cropped(a.output, y, x.dims, batched);
+    if (keep_weights) write_cropped(a.attention_weights, weights, {batch, heads, length, length}, batched);
+    if (a.explain) std::cout << model->explain(batch);
+    std::cout << c.name << ": " << a.input << " " << ctf::to_string(x.dims) << " -> " << a.output << " in "
+              << took.count() << " ms";
+    if (length < c.sequence) std::cout << " (length " << length << ", padded to " << c.sequence << " and masked)";
+    std::cout << "\n";
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const arguments a = parse(std::span<char*>(argv + 1, static_cast<std::size_t>(argc - 1)));
+        if (a.help) {
+            print_usage(std::cout);
+            return 0;
+        }
+        return run_model(a);
+    } catch (const usage_error& e) {
+        std::cerr << "ctformer-run: " << e.what() << "\n\n";
+        print_usage(std::cerr);
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "ctformer-run: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,175 @@
+// ctformer-run, the command-line runner, as a user runs it: weights with PyTorch's names written to
+// .safetensors, an input .npy, and the output read back. Each configuration against the reference
+// evaluator (or, for the 6-layer encoder, against six runs of one layer); padding, unbatched inputs,
+// attention weights and every way the command line or the files can be wrong.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+#include <ctformer/ctformer.hpp>
+#include <ctformer/reference/random_inputs.hpp>
+#include <ctformer/runtime/npy.hpp>
+#include <ctformer/runtime/safetensors.hpp>
+
+namespace {
+
+constexpr ctf::nn::config seeds{.d_model = 512, .heads = 8, .d_ff = 2048};
+constexpr ctf::nn::config bert_base{
+    .d_model = 768, .heads = 12, .d_ff = 3072, .act = ctf::nn::activation::gelu, .eps = 1e-12};
+
+std::string in_temp(const std::string& name) { return (std::filesystem::path(::testing::TempDir()) / name).string(); }
+
+struct outcome {
+    int status;
+    std::string printed;  // stdout and stderr
+};
+
+outcome ctformer_run(const std::string& arguments) {
+    const std::string printed = in_temp("printed.txt");
+    const int status = std::system((std::string(CTFORMER_RUN) + " " + arguments + " >" + printed + " 2>&1").c_str());
+    std::stringstream text;
+    text << std::ifstream(printed).rdbuf();
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
+}
+
+// ctformer's {prefix}q/k/v_proj_* stacked into PyTorch's {prefix}in_proj_weight / in_proj_bias.
+ctf::tensor_map with_pytorch_names(ctf::tensor_map tensors) {
+    for (const std::string kind : {"weight", "bias"}) {
+        for (auto q = tensors.begin(); q != tensors.end(); ++q) {
+            const std::size_t at = q->first.rfind("q_proj_" + kind);
+            if (at == std::string::npos || at + 7 + kind.size() != q->first.size()) continue;
+            const std::string prefix = q->first.substr(0, at);
+            ctf::host_tensor<float> stacked = q->second;
+            stacked.dims[0] *= 3;
+            for (const char* part : {"k", "v"}) {
+                const ctf::host_tensor<float>& t = tensors.at(prefix + part + "_proj_" + kind);
+                stacked.data.insert(stacked.data.end(), t.data.begin(), t.data.end());
+            }
+            tensors[prefix + "in_proj_" + kind] = std::move(stacked);
+        }
+        std::erase_if(tensors, [&](const auto& entry) { return entry.first.find("_proj_" + kind) != std::string::npos &&
+                                                                entry.first.find("in_proj_") == std::string::npos; });
+    }
+    return tensors;
+}
+
+// Random weights for `graph` (PyTorch's names) in name.safetensors; returns them with an input "x".
+template <class Graph>
+ctf::tensor_map write_weights(const Graph& graph, std::size_t batch, const std::string& name, unsigned seed = 7) {
+    const ctf::tensor_map tensors = ctf::reference::random_inputs(graph, batch, seed);
+    ctf::tensor_map weights = tensors;
+    weights.erase("x");
+    ctf::write_safetensors(in_temp(name + ".safetensors"), with_pytorch_names(std::move(weights)));
+    return tensors;
+}
+
+// "--weights W.safetensors --input X.npy --output Y.npy" in the temporary directory.
+std::string files(const std::string& weights, const std::string& input, const std::string& output) {
+    return "--weights " + in_temp(weights + ".safetensors") + " --input " + in_temp(input + ".npy") + " --output " +
+           in_temp(output + ".npy");
+}
+
+ctf::host_tensor<float> first_rows(ctf::host_tensor<float> t, ctf::dims_t dims) {
+    t.data.resize(ctf::element_count(dims));
+    t.dims = std::move(dims);
+    return t;
+}
+
+template <class T>
+void expect_close(const ctf::host_tensor<float>& got, const ctf::host_tensor<T>& want, double tolerance = 1e-4) {
+    ASSERT_EQ(got.dims, want.dims);
+    double worst = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(double(got[i]) - double(want[i])));
+    EXPECT_LE(worst, tolerance);
+}
+
+TEST(CtformerRun, SeedsLayerWithAttentionWeightsMatchesTheReference) {
+    auto graph = ctf::nn::encoder_layer_with_weights<seeds>(ctf::input<"x", ctf::batch, 10, 512>());
+    const ctf::tensor_map tensors = write_weights(graph, 2, "seeds");
+    ctf::write_npy(in_temp("seeds_x.npy"), tensors.at("x"));
+    const outcome run =
+        ctformer_run(files("seeds", "seeds_x", "seeds_y") + " --threads 2 --attention-weights " + in_temp("seeds_a.npy"));
+    ASSERT_EQ(run.status, 0) << run.printed;
+    EXPECT_NE(run.printed.find("padded to 128"), std::string::npos) << run.printed;
+    ctf::reference::evaluator evaluate(tensors);
+    const ctf::host_tensor<float> y = ctf::read_npy(in_temp("seeds_y.npy"));
+    expect_close(y, evaluate(graph));
+    expect_close(ctf::read_npy(in_temp("seeds_a.npy")), evaluate.intermediate("self_attn.attn_weights"));
+
+    // The first sequence alone, without a batch dimension: the same rows.
+    ctf::write_npy(in_temp("seeds_x1.npy"), first_rows(tensors.at("x"), {10, 512}));
+    ASSERT_EQ(ctformer_run(files("seeds", "seeds_x1", "seeds_y1")).status, 0);
+    expect_close(ctf::read_npy(in_temp("seeds_y1.npy")), first_rows(y, {10, 512}), 1e-6);
+}
+
+TEST(CtformerRun, BertBaseLayerMatchesTheReference) {
+    auto graph = ctf::nn::encoder_layer<bert_base>(ctf::input<"x", ctf::batch, 5, 768>());
+    const ctf::tensor_map tensors = write_weights(graph, 1, "bert");
+    ctf::write_npy(in_temp("bert_x.npy"), tensors.at("x"));
+    const outcome run = ctformer_run(files("bert", "bert_x", "bert_y") + " --config bert-base-layer");
+    ASSERT_EQ(run.status, 0) << run.printed;
+    expect_close(ctf::read_npy(in_temp("bert_y.npy")), ctf::reference::evaluate(graph, tensors));
+}
+
+TEST(CtformerRun, SixLayerEncoderIsSixLayersInTurn) {
+    auto layer = ctf::nn::encoder_layer<seeds>(ctf::input<"x", ctf::batch, 7, 512>());
+    ctf::tensor_map stack;
+    for (int i = 0; i < 6; ++i) {
+        const ctf::tensor_map tensors = write_weights(layer, 2, "layer", 20 + i);
+        if (i == 0) ctf::write_npy(in_temp("stack_x.npy"), tensors.at("x"));
+        const std::string input = i == 0 ? "stack_x" : "layer_y" + std::to_string(i - 1);
+        ASSERT_EQ(ctformer_run(files("layer", input, "layer_y" + std::to_string(i))).status, 0);
+        for (const auto& [name, t] : ctf::safetensors_file(in_temp("layer.safetensors")).tensors())
+            stack["layers." + std::to_string(i) + "." + name] = t;
+    }
+    ctf::write_safetensors(in_temp("stack.safetensors"), stack);
+    const outcome run = ctformer_run(files("stack", "stack_x", "stack_y") + " --config encoder-6");
+    ASSERT_EQ(run.status, 0) << run.printed;
+    expect_close(ctf::read_npy(in_temp("stack_y.npy")), ctf::read_npy(in_temp("layer_y5.npy")), 1e-5);
+}
+
+TEST(CtformerRun, ExplainAlonePrintsThePlan) {
+    const outcome run = ctformer_run("--explain");
+    ASSERT_EQ(run.status, 0) << run.printed;
+    EXPECT_NE(run.printed.find("fused_attention"), std::string::npos) << run.printed;
+    EXPECT_NE(run.printed.find("residual_layer_norm"), std::string::npos) << run.printed;
+}
+
+// Exit status 1 and a message naming what is wrong, or 2 and the usage for a command-line mistake.
+void expect_failure(const std::string& arguments, int status, const std::string& message) {
+    const outcome run = ctformer_run(arguments);
+    EXPECT_EQ(run.status, status) << arguments << "\n" << run.printed;
+    EXPECT_NE(run.printed.find(message), std::string::npos) << arguments << "\n" << run.printed;
+}
+
+TEST(CtformerRun, WrongFilesAndArgumentsAreNamed) {
+    auto layer = ctf::nn::encoder_layer<seeds>(ctf::input<"x", ctf::batch, 3, 512>());
+    ctf::tensor_map tensors = write_weights(layer, 1, "good");
+    ctf::write_npy(in_temp("x.npy"), tensors.at("x"));
+    ctf::write_npy(in_temp("narrow.npy"), ctf::host_tensor<float>({1, 3, 256}));
+    ctf::write_npy(in_temp("long.npy"), ctf::host_tensor<float>({1, 129, 512}));
+    ctf::tensor_map weights = with_pytorch_names(tensors);
+    weights.erase("x");
+    weights.erase("linear1.weight");
+    ctf::write_safetensors(in_temp("missing.safetensors"), weights);
+    weights["linear1.weight"] = ctf::host_tensor<float>({2048, 511});
+    ctf::write_safetensors(in_temp("misshapen.safetensors"), weights);
+
+    expect_failure(files("good", "narrow", "y"), 1, "expected [batch, length, 512] or [length, 512]");
+    expect_failure(files("good", "long", "y"), 1, "with length 1 to 128");
+    expect_failure(files("good", "absent", "y"), 1, "absent.npy");
+    expect_failure(files("missing", "x", "y"), 1, "'linear1.weight' is missing");
+    expect_failure(files("misshapen", "x", "y"), 1, "'linear1.weight' has shape [2048,511], expected [_2048,_512]");
+    expect_failure(files("good", "x", "y") + " --config gpt-5", 2, "unknown configuration 'gpt-5'");
+    expect_failure(files("good", "x", "y") + " --config encoder-6 --attention-weights a.npy", 2, "more than one layer");
+    expect_failure(files("good", "x", "y") + " --threads two", 2, "--threads needs a positive whole number");
+    expect_failure("--input", 2, "--input needs a value");
+    expect_failure("--weights " + in_temp("good.safetensors"), 2, "--weights, --input and --output are needed");
+}
+
+}  // namespace
