@@ -1,4 +1,4 @@
-// compiled(graph): ctf::compile(graph) as a model_runner. Included by the model translation units.
+// compiled(graph): ctf::compile(graph) as an any_model. Included by the model translation units.
 #pragma once
 
 #include <ctformer/compile.hpp>
@@ -9,7 +9,7 @@
 namespace run {
 
 template <class Model>
-class compiled_runner final : public model_runner {
+class compiled_runner final : public ctf::any_model {
 public:
     explicit compiled_runner(Model model) : model_(std::move(model)) {}
     void bind(const ctf::tensor_map& weights) override { model_.bind(weights); }
@@ -18,13 +18,14 @@ public:
         model_.run(inputs, output, options);
     }
     std::string explain(std::size_t batch) const override { return model_.explain(batch); }
+    std::string_view target() const override { return hwy::TargetName(HWY_TARGET); }
 
 private:
     Model model_;
 };
 
 template <class Graph>
-std::unique_ptr<model_runner> compiled(Graph graph) {
+std::unique_ptr<ctf::any_model> compiled(Graph graph) {
     using model_type = decltype(ctf::compile(std::move(graph)));
     return std::make_unique<compiled_runner<model_type>>(ctf::compile(std::move(graph)));
 }

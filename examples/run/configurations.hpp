@@ -8,7 +8,7 @@
 
 #include <ctformer/dsl/nn/config.hpp>
 
-#include "model_runner.hpp"
+#include <ctformer/runtime/any_model.hpp>
 
 namespace ctf = ctformer;
 
@@ -26,18 +26,18 @@ inline constexpr int bert_sequence = 512;
 
 // Each in a translation unit of its own, so they compile in parallel. Inputs "x" [B, sequence,
 // d_model] and "keys" [B, sequence] (1: a real position, 0: padding).
-std::unique_ptr<model_runner> seeds_layer();
-std::unique_ptr<model_runner> seeds_layer_with_weights();
-std::unique_ptr<model_runner> seeds_encoder_6();
-std::unique_ptr<model_runner> bert_base_layer();
-std::unique_ptr<model_runner> bert_base_layer_with_weights();
+std::unique_ptr<ctf::any_model> seeds_layer();
+std::unique_ptr<ctf::any_model> seeds_layer_with_weights();
+std::unique_ptr<ctf::any_model> seeds_encoder_6();
+std::unique_ptr<ctf::any_model> bert_base_layer();
+std::unique_ptr<ctf::any_model> bert_base_layer_with_weights();
 
 struct configuration {
     std::string_view name, about;
     ctf::nn::config hyper;
     std::size_t sequence;                                  // the longest input
-    std::unique_ptr<model_runner> (*make)();
-    std::unique_ptr<model_runner> (*make_with_weights)();  // null: no attention weights to keep
+    std::unique_ptr<ctf::any_model> (*make)();
+    std::unique_ptr<ctf::any_model> (*make_with_weights)();  // null: no attention weights to keep
 };
 
 inline constexpr std::string_view attention_weights_name = "self_attn.attn_weights";

@@ -2,6 +2,7 @@
 // what it writes, its shape, its floating-point work and the scratch it needs.
 #pragma once
 
+#include <iterator>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -90,16 +91,30 @@ struct collector {
 };
 }  // namespace detail
 
+// The steps of each binding in turn, then those of the result: the last entry.
+template <operand G>
+std::vector<std::vector<step>> steps_by_binding(const G& g, std::size_t batch_size) {
+    std::vector<std::vector<step>> groups;
+    const auto add = [&](const auto& e, const std::string& writes) {
+        detail::collector c{batch_size, {}};
+        c.add(e, writes);
+        groups.push_back(std::move(c.steps));
+    };
+    if constexpr (expression<G>) {
+        add(g, "result");
+    } else {
+        std::apply([&](const auto&... b) { (add(b.definition, std::string(b.name.view())), ...); }, g.bindings);
+        add(g.result, "result");
+    }
+    return groups;
+}
+
 template <operand G>
 std::vector<step> steps(const G& g, std::size_t batch_size) {
-    detail::collector c{batch_size, {}};
-    if constexpr (expression<G>) {
-        c.add(g, "result");
-    } else {
-        std::apply([&](const auto&... b) { (c.add(b.definition, std::string(b.name.view())), ...); }, g.bindings);
-        c.add(g.result, "result");
-    }
-    return c.steps;
+    std::vector<step> all;
+    for (std::vector<step>& group : steps_by_binding(g, batch_size))
+        all.insert(all.end(), std::make_move_iterator(group.begin()), std::make_move_iterator(group.end()));
+    return all;
 }
 
 }  // namespace ctformer::plan

@@ -43,10 +43,18 @@ class model {
         return (false || ... || has_role<Leaves, role::weight>);
     }
     static constexpr std::size_t input_count = count_inputs(leaves_t<Graph>{});
+    struct workspace_return {
+        workspace_pool* pool;
+        void operator()(workspace* w) const { pool->give_back(std::unique_ptr<workspace>(w)); }
+    };
     static constexpr std::string_view single_input_name() { return first_input(leaves_t<Graph>{}); }
 
 public:
     using fused_type = decltype(passes::fuse(std::declval<const Graph&>()));
+    static constexpr std::size_t binding_count = [] {
+        if constexpr (expression<fused_type>) return std::size_t{0};
+        else return std::tuple_size_v<decltype(fused_type::bindings)>;
+    }();
 
     explicit model(Graph g) : graph_(std::move(g)), fused_(passes::fuse(graph_)) {}
 
@@ -63,18 +71,21 @@ public:
         bound_ = true;
     }
 
+    class run_steps;
+
+    // One run, step by step: what run() does, and what generated code calls, a comment per step.
+    //   auto steps = model.start(inputs, output, options);  steps.binding<0>(); ...  steps.finish();
+    run_steps start(const tensor_map& inputs, host_tensor<float>& output, const run_options& options) const {
+        return run_steps(*this, inputs, output, options);
+    }
+
     // The inputs by name; output takes the result's shape (or must already have it).
     void run(const tensor_map& inputs, host_tensor<float>& output, run_options options = {}) const {
-        if (!bound_) throw error("ctformer: run() before bind(): the model's weights are not given yet");
-        std::optional<std::size_t> batch_size;
-        check_inputs(leaves_t<fused_type>{}, inputs, batch_size);
-        const dims_t expected = dims_of<shape_of_t<fused_type>>(batch_size.value_or(1));
-        if (output.dims.empty()) output = host_tensor<float>(expected);
-        if (output.dims != expected) throw shape_mismatch("output", to_string(expected), to_string(output.dims));
-        const std::unique_ptr<workspace, workspace_return> ws(pool_->take().release(), {pool_.get()});
-        executor ex(weights_, packed_, inputs, *ws, batch_size.value_or(1), thread_count(options.threads));
-        execute(ex, output.data.data());
-        for (const auto& [name, into] : options.keep) ex.copy_bound(name, *into);
+        run_steps steps = start(inputs, output, options);
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            (steps.template binding<I>(), ...);
+        }(std::make_index_sequence<binding_count>{});
+        steps.finish();
     }
 
     host_tensor<float> run(const tensor_map& inputs, run_options options = {}) const {
@@ -117,50 +128,65 @@ private:
         packed.insert_or_assign(gemm_key<E>(), kt::pack_weight<n, k>(w.data(), bias.empty() ? nullptr : bias.data()));
     }
 
-    // Each binding into its buffer (the last one straight into the output when it is the result).
-    void execute(executor& ex, float* output) const {
-        if constexpr (expression<fused_type>) {
-            ex.compute(fused_, output);
-        } else {
-            constexpr std::size_t count = std::tuple_size_v<decltype(fused_.bindings)>;
-            [&]<std::size_t... I>(std::index_sequence<I...>) {
-                (compute_binding<I, count>(ex, std::get<I>(fused_.bindings), output), ...);
-            }(std::make_index_sequence<count>{});
-            if constexpr (!result_is_last_binding()) ex.compute(fused_.result, output);
-        }
-    }
-
-    static constexpr bool result_is_last_binding() {
-        if constexpr (expression<fused_type>) {
-            return false;
-        } else {
-            using bindings = decltype(fused_type::bindings);
-            constexpr std::size_t count = std::tuple_size_v<bindings>;
-            if constexpr (count == 0) return false;
-            else return std::is_same_v<typename fused_type::result_type,
-                                       terminal_t<typename std::tuple_element_t<count - 1, bindings>::leaf>>;
-        }
-    }
-
-    template <std::size_t I, std::size_t Count, class Binding>
-    void compute_binding(executor& ex, const Binding& b, float* output) const {
-        if constexpr (I + 1 == Count && result_is_last_binding())
-            ex.compute_binding(b, output);
-        else
-            ex.compute_binding(b, ex.template buffer<shape_of_t<decltype(b.definition)>>());
-    }
-
-    struct workspace_return {
-        workspace_pool* pool;
-        void operator()(workspace* w) const { pool->give_back(std::unique_ptr<workspace>(w)); }
-    };
-
     Graph graph_;
     fused_type fused_;
     weight_store weights_;
     packed_weights packed_;
     bool bound_ = !has_weights(leaves_t<Graph>{});
     std::unique_ptr<workspace_pool> pool_ = std::make_unique<workspace_pool>();
+};
+
+template <operand Graph>
+class model<Graph>::run_steps {
+public:
+    run_steps(const model& m, const tensor_map& inputs, host_tensor<float>& output, const run_options& options)
+        : model_(m), output_(output), options_(options), batch_(checked_batch(m, inputs, output)),
+          ws_(m.pool_->take().release(), {m.pool_.get()}),
+          ex_(m.weights_, m.packed_, inputs, *ws_, batch_, thread_count(options.threads)) {}
+
+    // Binding I into its buffer, or straight into the output when it is the result.
+    template <std::size_t I>
+    void binding() {
+        const auto& b = std::get<I>(model_.fused_.bindings);
+        if constexpr (I + 1 == binding_count && result_is_last_binding())
+            ex_.compute_binding(b, output_.data.data());
+        else
+            ex_.compute_binding(b, ex_.template buffer<shape_of_t<decltype(b.definition)>>());
+    }
+
+    // The result (unless the last binding was it), then the intermediates options.keep asks for.
+    void finish() {
+        if constexpr (expression<fused_type>) ex_.compute(model_.fused_, output_.data.data());
+        else if constexpr (!result_is_last_binding()) ex_.compute(model_.fused_.result, output_.data.data());
+        for (const auto& [name, into] : options_.keep) ex_.copy_bound(name, *into);
+    }
+
+private:
+    static std::size_t checked_batch(const model& m, const tensor_map& inputs, host_tensor<float>& output) {
+        if (!m.bound_) throw error("ctformer: run() before bind(): the model's weights are not given yet");
+        std::optional<std::size_t> batch_size;
+        check_inputs(leaves_t<fused_type>{}, inputs, batch_size);
+        const dims_t expected = dims_of<shape_of_t<fused_type>>(batch_size.value_or(1));
+        if (output.dims.empty()) output = host_tensor<float>(expected);
+        if (output.dims != expected) throw shape_mismatch("output", to_string(expected), to_string(output.dims));
+        return batch_size.value_or(1);
+    }
+
+    static constexpr bool result_is_last_binding() {
+        if constexpr (binding_count == 0) {
+            return false;
+        } else {
+            using last = std::tuple_element_t<binding_count - 1, decltype(fused_type::bindings)>;
+            return std::is_same_v<typename fused_type::result_type, terminal_t<typename last::leaf>>;
+        }
+    }
+
+    const model& model_;
+    host_tensor<float>& output_;
+    const run_options& options_;
+    std::size_t batch_;
+    std::unique_ptr<workspace, workspace_return> ws_;
+    executor ex_;
 };
 
 template <operand Graph>
