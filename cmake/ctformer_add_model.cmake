@@ -1,0 +1,50 @@
+# ctformer_add_model(NAME SOURCE file.cpp [PARAMS name=value ...])
+#
+# Makes NAME a static library of the model declared in SOURCE with CTFORMER_REGISTER_MODEL(NAME, P):
+#   1. ctformer-gen checks PARAMS (a bad one stops the build with one line) and writes NAME.params.hpp;
+#   2. NAME_generator, built from SOURCE and that header, writes NAME.hpp, NAME.cpp, NAME.plan.txt and
+#      NAME.dot (and dot -Tsvg makes NAME.svg when Graphviz is installed), in
+#      ${CMAKE_CURRENT_BINARY_DIR}/NAME/;
+#   3. NAME.cpp is compiled for every Highway target into the library; link it and include "NAME.hpp".
+set(CTFORMER_GENERATOR_MAIN "${CMAKE_CURRENT_LIST_DIR}/../generator/generator_main.cpp")  # the source tree
+if(NOT EXISTS "${CTFORMER_GENERATOR_MAIN}")  # installed: lib/cmake/ctformer/ and share/ctformer/generator/
+  set(CTFORMER_GENERATOR_MAIN "${CMAKE_CURRENT_LIST_DIR}/../../../share/ctformer/generator/generator_main.cpp")
+endif()
+find_program(CTFORMER_DOT_PROGRAM dot)
+
+function(ctformer_add_model name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "SOURCE" "PARAMS")
+  if(NOT ARG_SOURCE OR ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "usage: ctformer_add_model(NAME SOURCE file.cpp [PARAMS name=value ...])")
+  endif()
+  get_filename_component(source "${ARG_SOURCE}" ABSOLUTE)
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/${name}")
+  set(params_header "${dir}/${name}.params.hpp")
+  set(declaration CTFORMER_PARAMS_HEADER="${params_header}" CTFORMER_MODEL_SOURCE="${source}")
+
+  add_custom_command(OUTPUT "${params_header}"
+    COMMAND ctformer::gen --name ${name} --source "${source}" --output-dir "${dir}" ${ARG_PARAMS}
+    DEPENDS ctformer::gen
+    COMMENT "ctformer-gen: the parameters of ${name}" VERBATIM)
+
+  add_executable(${name}_generator "${CTFORMER_GENERATOR_MAIN}" "${params_header}")
+  target_compile_definitions(${name}_generator PRIVATE ${declaration})
+  target_link_libraries(${name}_generator PRIVATE ctformer::ctformer)
+
+  set(outputs "${dir}/${name}.hpp" "${dir}/${name}.cpp" "${dir}/${name}.plan.txt" "${dir}/${name}.dot")
+  set(picture)
+  if(CTFORMER_DOT_PROGRAM)
+    list(APPEND outputs "${dir}/${name}.svg")
+    set(picture COMMAND "${CTFORMER_DOT_PROGRAM}" -Tsvg "${dir}/${name}.dot" -o "${dir}/${name}.svg")
+  endif()
+  add_custom_command(OUTPUT ${outputs}
+    COMMAND ${name}_generator --output-dir "${dir}"
+    ${picture}
+    DEPENDS ${name}_generator
+    COMMENT "ctformer: generating ${name}" VERBATIM)
+
+  add_library(${name} STATIC "${dir}/${name}.cpp" "${dir}/${name}.hpp")
+  target_include_directories(${name} PUBLIC "${dir}")
+  target_compile_definitions(${name} PRIVATE ${declaration})
+  target_link_libraries(${name} PUBLIC ctformer::ctformer)
+endfunction()

@@ -1,0 +1,78 @@
+// The generator of one model, built by ctformer_add_model from the model's declaration
+// (CTFORMER_MODEL_SOURCE) and the parameters ctformer-gen checked (CTFORMER_PARAMS_HEADER). Writes
+// NAME.hpp, NAME.cpp, NAME.plan.txt and NAME.dot into --output-dir. CTFORMER_GEN_DEBUG prints more
+// on stderr: 1 the fused groups (each binding's kernels), 2 and the tree after each fusion pass,
+// 3 and the generated source.
+#include CTFORMER_PARAMS_HEADER
+#include CTFORMER_MODEL_SOURCE
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+#include <ctformer/inspect/dot.hpp>
+
+#include "emit.hpp"
+
+static_assert(std::string_view(ctformer_registered_name) == ctformer_model_name,
+              "CTFORMER_REGISTER_MODEL's name differs from the name given to ctformer_add_model");
+
+namespace ctformer::gen {
+
+inline int debug_level() {
+    const char* level = std::getenv("CTFORMER_GEN_DEBUG");
+    return level ? std::atoi(level) : 0;
+}
+
+inline void write_file(const std::filesystem::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+template <ctformer::operand G>
+std::string fused_groups(const G& graph) {
+    std::string text;
+    for (const std::vector<plan::step>& group : plan::steps_by_binding(passes::fuse(graph), 1))
+        for (const plan::step& s : group) text += s.writes + ": " + s.kernel + " " + s.shape + "\n";
+    return text;
+}
+
+template <ctformer::operand G>
+int generator_main(const G& graph, const model_info& info, int argc, char** argv) {
+    const std::string_view usage = " --output-dir DIR\n  writes NAME.hpp, NAME.cpp, NAME.plan.txt and NAME.dot into DIR\n"
+                                   "  CTFORMER_GEN_DEBUG=1|2|3 prints the fused groups | and the tree after each pass"
+                                   " | and the generated source\n";
+    if (argc != 3 || std::string_view(argv[1]) != "--output-dir") {
+        std::cerr << "usage: " << argv[0] << usage;
+        return argc == 2 && std::string_view(argv[1]) == "--help" ? 0 : 2;
+    }
+    try {
+        const std::filesystem::path dir = argv[2];
+        const std::string header = emit_header(graph, info), source = emit_source(graph, info);
+        const std::string plan = "# " + info.name + ": " + info.source + " (" + info.params_text + ")\n" + explain(graph, 1);
+        write_file(dir / (info.name + ".hpp"), header);
+        write_file(dir / (info.name + ".cpp"), source);
+        write_file(dir / (info.name + ".plan.txt"), plan);
+        write_file(dir / (info.name + ".dot"), to_dot(passes::fuse(graph), 1));
+        const int level = debug_level();
+        if (level >= 1) std::cerr << "== " << info.name << ": fused groups ==\n" << fused_groups(graph);
+        if (level >= 2) std::cerr << plan;
+        if (level >= 3) std::cerr << "== " << info.name << ".hpp ==\n" << header << "== " << info.name << ".cpp ==\n" << source;
+        return 0;
+    } catch (const std::exception& e) {
+        std::cerr << argv[0] << ": " << e.what() << "\n";
+        return 1;
+    }
+}
+
+}  // namespace ctformer::gen
+
+int main(int argc, char** argv) {
+    const ctformer::gen::model_info info{std::string(ctformer_model_name), std::string(ctformer_model_source),
+                                         std::string(ctformer_model_params_text)};
+    return ctformer::gen::generator_main(ctformer_declare_model<ctformer_model_params>(), info, argc, argv);
+}

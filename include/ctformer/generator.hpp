@@ -1,0 +1,34 @@
+// Declaring a model for the generator (ctformer_add_model in CMake; see generator/README.md):
+//
+//   #include <ctformer/generator.hpp>
+//
+//   CTFORMER_REGISTER_MODEL(my_encoder, P) {
+//       auto x = ctf::input<"x", ctf::batch, P.seq, P.d_model>();
+//       return ctf::gen::with_mask<P>([&](auto... mask) { return ctf::nn::encoder<P.config(), P.layers>(x, mask...); });
+//   }
+//
+// P is a ctf::gen::params (seq, d_model, heads, kv_heads, d_ff, layers, norm_first, activation,
+// mask), fixed at build time by ctformer_add_model(my_encoder SOURCE ... PARAMS seq=128 heads=8).
+#pragma once
+
+#include "ctformer.hpp"
+#include "generator_params.hpp"
+
+// Declares the model's graph as a function of its parameters; the body follows the macro.
+#define CTFORMER_REGISTER_MODEL(model_name, P)                     \
+    inline constexpr const char* ctformer_registered_name = #model_name; \
+    template <::ctformer::gen::params P>                            \
+    auto ctformer_declare_model()
+
+namespace ctformer::gen {
+
+// f(masks...) with the attention mask P.mask asks for: none, causal, or key padding, which reads the
+// bool input "key_padding" [B, seq] (true: attend; PyTorch's key_padding_mask is its negation).
+template <params P, class F>
+auto with_mask(F f) {
+    if constexpr (P.mask == mask_param::causal) return f(causal);
+    else if constexpr (P.mask == mask_param::key_padding) return f(key_padding(bool_input<"key_padding", batch, P.seq>()));
+    else return f();
+}
+
+}  // namespace ctformer::gen
