@@ -1,6 +1,6 @@
 // The typed parameters of a generated model (ctformer_add_model(... PARAMS seq=128 heads=8)), as a
-// structural type: a model declaration takes them as a template argument,
-//   CTFORMER_REGISTER_MODEL(my_encoder, P) { return ctf::nn::encoder<P.config(), P.layers>(x<P>()); }
+// structural type: a model declaration takes them as a template argument (<ctformer/generator.hpp>),
+//   CTFORMER_REGISTER_MODEL(my_encoder, P) { return ctf::nn::encoder<P.config(), P.layers>(x); }
 // ctformer-gen parses and checks them at build time, before any model is compiled, so a bad one is
 // one line naming it; the compile-time checks of the nn blocks stay as the second line of defence.
 #pragma once

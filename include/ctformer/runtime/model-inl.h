@@ -43,10 +43,6 @@ class model {
         return (false || ... || has_role<Leaves, role::weight>);
     }
     static constexpr std::size_t input_count = count_inputs(leaves_t<Graph>{});
-    struct workspace_return {
-        workspace_pool* pool;
-        void operator()(workspace* w) const { pool->give_back(std::unique_ptr<workspace>(w)); }
-    };
     static constexpr std::string_view single_input_name() { return first_input(leaves_t<Graph>{}); }
 
 public:
@@ -127,6 +123,11 @@ private:
         if constexpr (epilogue_of<E>::bias) bias = narrow(reference::evaluate(child<2>(e), weights));
         packed.insert_or_assign(gemm_key<E>(), kt::pack_weight<n, k>(w.data(), bias.empty() ? nullptr : bias.data()));
     }
+
+    struct workspace_return {
+        workspace_pool* pool;
+        void operator()(workspace* w) const { pool->give_back(std::unique_ptr<workspace>(w)); }
+    };
 
     Graph graph_;
     fused_type fused_;
