@@ -16,13 +16,15 @@
 #include <ctformer/runtime/npy.hpp>
 #include <ctformer/runtime/safetensors.hpp>
 
+#include "support/temp_path.hpp"
+
 namespace {
 
 constexpr ctf::nn::config seeds{.d_model = 512, .heads = 8, .d_ff = 2048};
 constexpr ctf::nn::config bert_base{
     .d_model = 768, .heads = 12, .d_ff = 3072, .act = ctf::nn::activation::gelu, .eps = 1e-12};
 
-std::string in_temp(const std::string& name) { return (std::filesystem::path(::testing::TempDir()) / name).string(); }
+std::string in_temp(const std::string& name) { return test::temp_path(name).string(); }
 
 struct outcome {
     int status;

@@ -13,6 +13,8 @@
 
 #include <ctformer/generator_params.hpp>
 
+#include "support/temp_path.hpp"
+
 namespace {
 
 struct outcome {
@@ -21,17 +23,17 @@ struct outcome {
 };
 
 outcome run(const std::string& command) {
-    const std::string printed = (std::filesystem::path(::testing::TempDir()) / "printed.txt").string();
+    const std::string printed = test::temp_path("printed.txt").string();
     const int status = std::system((command + " >" + printed + " 2>&1").c_str());
     std::stringstream text;
     text << std::ifstream(printed).rdbuf();
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
 }
 
-const std::string dir = (std::filesystem::path(::testing::TempDir()) / "ctformer_gen").string();
+std::string dir() { return test::temp_path("ctformer_gen").string(); }
 
 outcome ctformer_gen(const std::string& params) {
-    return run(std::string(CTFORMER_GEN) + " --name m --source m.cpp --output-dir " + dir + " " + params);
+    return run(std::string(CTFORMER_GEN) + " --name m --source m.cpp --output-dir " + dir() + " " + params);
 }
 
 TEST(CtformerGen, HelpDocumentsEveryParameter) {
@@ -59,13 +61,13 @@ TEST(CtformerGen, EachBadParameterIsOneLine) {
         EXPECT_EQ(result.printed.rfind(message, 0), 0u) << params << " printed: " << result.printed;
         EXPECT_EQ(std::count(result.printed.begin(), result.printed.end(), '\n'), 1) << result.printed;
     }
-    EXPECT_EQ(run(std::string(CTFORMER_GEN) + " --name 2fast --source m.cpp --output-dir " + dir).status, 2);
+    EXPECT_EQ(run(std::string(CTFORMER_GEN) + " --name 2fast --source m.cpp --output-dir " + dir()).status, 2);
 }
 
 TEST(CtformerGen, GoodParametersBecomeTheHeader) {
     ASSERT_EQ(ctformer_gen("seq=64 heads=4 kv_heads=1 norm_first=true mask=causal").status, 0);
     std::stringstream header;
-    header << std::ifstream(dir + "/m.params.hpp").rdbuf();
+    header << std::ifstream(dir() + "/m.params.hpp").rdbuf();
     EXPECT_NE(header.str().find("{.seq = 64, .d_model = 512, .heads = 4, .kv_heads = 1, .d_ff = 2048, .layers = 1, "
                                 ".norm_first = true, .activation = ctformer::nn::activation::relu, "
                                 ".mask = ctformer::gen::mask_param::causal}"),
@@ -74,7 +76,8 @@ TEST(CtformerGen, GoodParametersBecomeTheHeader) {
 }
 
 TEST(ModelGenerator, DebugLevelsAddFusedGroupsTreesAndSource) {
-    const std::string generate = std::string(SEEDS_MHA_GENERATOR) + " --output-dir " + ::testing::TempDir();
+    std::filesystem::create_directories(test::temp_path("generated"));
+    const std::string generate = std::string(SEEDS_MHA_GENERATOR) + " --output-dir " + test::temp_path("generated").string();
     const std::string levels[] = {"== seeds_mha: fused groups ==\nqkv(q_proj_weight): gemm [B,_10,_1536]\n",
                                   "== after fuse_attention ==", "steps.binding<0>();"};
     for (int level = 0; level <= 3; ++level) {

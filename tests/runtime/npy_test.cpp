@@ -9,11 +9,13 @@
 
 #include <ctformer/runtime/npy.hpp>
 
+#include "support/temp_path.hpp"
+
 namespace ctf = ctformer;
 
 namespace {
 
-std::filesystem::path temp(const std::string& name) { return std::filesystem::path(::testing::TempDir()) / name; }
+std::filesystem::path temp(const std::string& name) { return test::temp_path(name); }
 
 TEST(Npy, WriteThenRead) {
     for (const ctf::dims_t& dims : {ctf::dims_t{}, ctf::dims_t{5}, ctf::dims_t{2, 3, 4}, ctf::dims_t{0, 3}}) {

@@ -13,10 +13,12 @@
 #include <ctformer/ctformer.hpp>
 #include <ctformer/runtime/safetensors.hpp>
 
+#include "support/temp_path.hpp"
+
 namespace {
 
 std::filesystem::path write_file(const std::string& name, const std::string& bytes) {
-    const std::filesystem::path path = std::filesystem::path(::testing::TempDir()) / name;
+    const std::filesystem::path path = test::temp_path(name);
     std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     return path;
 }
@@ -77,7 +79,7 @@ TEST(Safetensors, WritesWhatItReads) {
     const ctf::tensor_map tensors{{"w", ctf::host_tensor<float>({2, 3}, {1, -2, 3.5f, 0, 1e-30f, -7})},
                                   {"b", ctf::host_tensor<float>({1}, {0.25f})},
                                   {"empty", ctf::host_tensor<float>({0})}};
-    const auto path = std::filesystem::path(::testing::TempDir()) / "written.safetensors";
+    const auto path = test::temp_path("written.safetensors");
     ctf::write_safetensors(path, tensors, {{"format", "pt"}});
     const ctf::safetensors_file file(path);
     EXPECT_EQ(file.metadata().at("format"), "pt");

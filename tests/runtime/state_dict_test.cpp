@@ -11,6 +11,8 @@
 #include <ctformer/reference/random_inputs.hpp>
 #include <ctformer/runtime/state_dict.hpp>
 
+#include "support/temp_path.hpp"
+
 namespace {
 
 // A .safetensors file of F32 tensors.
@@ -23,7 +25,7 @@ std::filesystem::path save(const ctf::tensor_map& tensors, const std::string& na
     }
     const std::string text = header.dump();
     const std::uint64_t length = text.size();
-    const auto path = std::filesystem::path(::testing::TempDir()) / name;
+    const auto path = test::temp_path(name);
     std::ofstream out(path, std::ios::binary);
     out.write(reinterpret_cast<const char*>(&length), 8).write(text.data(), static_cast<std::streamsize>(text.size()));
     out.write(data.data(), static_cast<std::streamsize>(data.size()));
