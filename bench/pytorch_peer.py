@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""The PyTorch peer: nn.MultiheadAttention and nn.TransformerEncoderLayer (and a 6-layer
+nn.TransformerEncoder) in eval mode under torch.inference_mode(), batch_first, which takes PyTorch's
+fused fast path where it applies (no causal attn_mask). Times each workload of bench/workloads.hpp
+on 1, 2 and every hardware thread and writes Google Benchmark's JSON shape to stdout:
+    /usr/bin/python3 bench/pytorch_peer.py [--filter REGEX] > pytorch.json
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import time
+
+import torch
+
+WORKLOADS = {  # name: (batch, length, d_model, heads, d_ff, causal); as bench/workloads.hpp
+    "S1": (2, 10, 512, 8, 2048, False),
+    "S2": (8, 128, 512, 8, 2048, False),
+    "S3": (1, 512, 768, 12, 3072, False),
+    "S4": (8, 128, 512, 8, 2048, True),
+    "S5": (1, 2048, 512, 8, 2048, False),
+}
+
+
+def cases():
+    for name, (b, l, d, h, ff, causal) in WORKLOADS.items():
+        yield "mha", name, lambda d=d, h=h: torch.nn.MultiheadAttention(d, h, batch_first=True)
+        yield "enc", name, lambda d=d, h=h, ff=ff: torch.nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, batch_first=True)
+        if name in ("S1", "S2"):
+            yield "enc6", name, lambda d=d, h=h, ff=ff: torch.nn.TransformerEncoder(
+                torch.nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, batch_first=True), 6, enable_nested_tensor=False)
+
+
+def call(what, module, x, mask):
+    if what == "mha":
+        return module(x, x, x, attn_mask=mask, need_weights=False)
+    return module(x, mask=mask)
+
+
+def median_ms(what, module, x, mask, repetitions=3, min_seconds=0.3):
+    call(what, module, x, mask)  # warm up
+    runs = []
+    for _ in range(repetitions):
+        n, start = 0, time.perf_counter()
+        while True:
+            call(what, module, x, mask)
+            n += 1
+            took = time.perf_counter() - start
+            if took >= min_seconds:
+                break
+        runs.append(took / n * 1e3)
+    return statistics.median(runs)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--filter", default=".")
+    args = parser.parse_args()
+    threads = sorted({1, 2, os.cpu_count() or 1})
+    results = []
+    with torch.inference_mode():
+        for what, name, make in cases():
+            b, l, d, h, ff, causal = WORKLOADS[name]
+            module = make().eval()
+            x = torch.randn(b, l, d)
+            mask = torch.nn.Transformer.generate_square_subsequent_mask(l) if causal else None
+            for t in threads:
+                case = f"pytorch/{what}/{name}/threads:{t}"
+                if not re.search(args.filter, case):
+                    continue
+                torch.set_num_threads(t)
+                ms = median_ms(what, module, x, mask)
+                results.append({"name": case, "run_type": "aggregate", "aggregate_name": "median",
+                                "real_time": ms, "time_unit": "ms"})
+    json.dump({"context": {"peer pytorch": "PyTorch " + torch.__version__}, "benchmarks": results}, sys.stdout, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The comparison of issue 6 in one command: builds compare_bench (ctformer, and Eigen and oneDNN
+# where installed), runs it and the PyTorch peer (where python3-torch is installed), and prints the
+# table; the same rows go to build-bench/compare.csv and build-bench/compare-table.json.
+#   bench/run.sh [--benchmark_filter=REGEX]     e.g. --benchmark_filter='/S2/'
+set -euo pipefail
+cd "$(dirname "$0")/.."
+filter=.
+for arg in "$@"; do [[ $arg == --benchmark_filter=* ]] && filter=${arg#--benchmark_filter=}; done
+
+cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCTFORMER_BUILD_BENCH=ON -DCTFORMER_BUILD_TESTS=OFF
+cmake --build build-bench --target compare_bench -j "$(nproc)"
+build-bench/bench/compare_bench --benchmark_filter="peak|$filter" --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true --benchmark_out=build-bench/compare.json --benchmark_out_format=json
+inputs=(build-bench/compare.json)
+if /usr/bin/python3 -c "import torch" 2>/dev/null; then
+    /usr/bin/python3 bench/pytorch_peer.py --filter "$filter" > build-bench/pytorch.json
+    inputs+=(build-bench/pytorch.json)
+fi
+/usr/bin/python3 bench/report.py "${inputs[@]}" --csv build-bench/compare.csv --json build-bench/compare-table.json
