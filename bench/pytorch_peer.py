@@ -36,6 +36,8 @@ def cases():
 def call(what, module, x, mask):
     if what == "mha":
         return module(x, x, x, attn_mask=mask, need_weights=False)
+    if what == "enc":
+        return module(x, src_mask=mask)
     return module(x, mask=mask)
 
 
