@@ -1,4 +1,4 @@
-// Declaring a model for the generator (ctformer_add_model in CMake; see generator/README.md):
+// Declaring a model for the generator (ctformer_add_model in CMake; README, "The generator"):
 //
 //   #include <ctformer/generator.hpp>
 //

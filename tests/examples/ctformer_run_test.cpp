@@ -4,19 +4,16 @@
 // attention weights and every way the command line or the files can be wrong.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
-#include <sys/wait.h>
 
 #include <ctformer/ctformer.hpp>
 #include <ctformer/reference/random_inputs.hpp>
 #include <ctformer/runtime/npy.hpp>
 #include <ctformer/runtime/safetensors.hpp>
 
-#include "support/temp_path.hpp"
+#include "support/command.hpp"
 
 namespace {
 
@@ -26,17 +23,10 @@ constexpr ctf::nn::config bert_base{
 
 std::string in_temp(const std::string& name) { return test::temp_path(name).string(); }
 
-struct outcome {
-    int status;
-    std::string printed;  // stdout and stderr
-};
+using test::outcome;
 
 outcome ctformer_run(const std::string& arguments) {
-    const std::string printed = in_temp("printed.txt");
-    const int status = std::system((std::string(CTFORMER_RUN) + " " + arguments + " >" + printed + " 2>&1").c_str());
-    std::stringstream text;
-    text << std::ifstream(printed).rdbuf();
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
+    return test::run_command(std::string(CTFORMER_RUN) + " " + arguments);
 }
 
 // ctformer's {prefix}q/k/v_proj_* stacked into PyTorch's {prefix}in_proj_weight / in_proj_bias.

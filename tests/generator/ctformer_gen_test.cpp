@@ -4,40 +4,28 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 
 #include <ctformer/generator_params.hpp>
 
-#include "support/temp_path.hpp"
+#include "support/command.hpp"
 
 namespace {
 
-struct outcome {
-    int status;
-    std::string printed;  // stdout and stderr
-};
-
-outcome run(const std::string& command) {
-    const std::string printed = test::temp_path("printed.txt").string();
-    const int status = std::system((command + " >" + printed + " 2>&1").c_str());
-    std::stringstream text;
-    text << std::ifstream(printed).rdbuf();
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
-}
+using test::outcome;
+using test::run_command;
 
 std::string dir() { return test::temp_path("ctformer_gen").string(); }
 
 outcome ctformer_gen(const std::string& params) {
-    return run(std::string(CTFORMER_GEN) + " --name m --source m.cpp --output-dir " + dir() + " " + params);
+    return run_command(std::string(CTFORMER_GEN) + " --name m --source m.cpp --output-dir " + dir() + " " + params);
 }
 
 TEST(CtformerGen, HelpDocumentsEveryParameter) {
-    const outcome help = run(std::string(CTFORMER_GEN) + " --help");
+    const outcome help = run_command(std::string(CTFORMER_GEN) + " --help");
     EXPECT_EQ(help.status, 0);
     for (const ctformer::gen::param_doc& d : ctformer::gen::param_docs)
         EXPECT_NE(help.printed.find("  " + std::string(d.name) + "="), std::string::npos) << d.name;
@@ -61,7 +49,7 @@ TEST(CtformerGen, EachBadParameterIsOneLine) {
         EXPECT_EQ(result.printed.rfind(message, 0), 0u) << params << " printed: " << result.printed;
         EXPECT_EQ(std::count(result.printed.begin(), result.printed.end(), '\n'), 1) << result.printed;
     }
-    EXPECT_EQ(run(std::string(CTFORMER_GEN) + " --name 2fast --source m.cpp --output-dir " + dir()).status, 2);
+    EXPECT_EQ(run_command(std::string(CTFORMER_GEN) + " --name 2fast --source m.cpp --output-dir " + dir()).status, 2);
 }
 
 TEST(CtformerGen, GoodParametersBecomeTheHeader) {
@@ -81,7 +69,7 @@ TEST(ModelGenerator, DebugLevelsAddFusedGroupsTreesAndSource) {
     const std::string levels[] = {"== seeds_mha: fused groups ==\nqkv(q_proj_weight): gemm [B,_10,_1536]\n",
                                   "== after fuse_attention ==", "steps.binding<0>();"};
     for (int level = 0; level <= 3; ++level) {
-        const outcome result = run("CTFORMER_GEN_DEBUG=" + std::to_string(level) + " " + generate);
+        const outcome result = run_command("CTFORMER_GEN_DEBUG=" + std::to_string(level) + " " + generate);
         ASSERT_EQ(result.status, 0) << result.printed;
         for (int shown = 0; shown < 3; ++shown)
             EXPECT_EQ(result.printed.find(levels[shown]) != std::string::npos, shown < level) << level << " " << shown;
