@@ -54,7 +54,7 @@ void check(std::size_t m) {
 
 template <std::size_t N, std::size_t K, class Epilogue>
 void check_rows() {
-    for (std::size_t m : {1, 7, 10, 37, 129}) check<N, K, Epilogue>(m);
+    for (std::size_t m : {1, 2, 5, 7, 10, 11, 37, 129}) check<N, K, Epilogue>(m);  // every tail of 4- and 6-row tiles
 }
 
 void TestPlainShapes() {
