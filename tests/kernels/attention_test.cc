@@ -79,12 +79,16 @@ void TestCausal() {
     check<5, 70, 16, 16, k::causal::bottom_right>();
     check<70, 5, 16, 16, k::causal::bottom_right>();  // the first 65 queries see no key: zeros
     check<70, 5, 16, 16, k::causal::top_left>();
+    check<200, 260, 64, 64, k::causal::top_left>();  // four query tiles over five key blocks
 }
 
 void TestPaddingAndFullyMaskedRows() {
     check<6, 9, 16, 16, k::causal::none, true>(1.0f, {1, 0, 1, 1, 0, 0, 1, 1, 0});
     check<6, 9, 16, 16, k::causal::none, true>(1.0f, std::vector<float>(9, 0.0f));  // all masked: zeros
     check<6, 9, 16, 16, k::causal::top_left, true>(1.0f, {0, 0, 1, 1, 0, 0, 1, 1, 0});  // rows 0, 1: zeros
+    std::vector<float> every_third(150, 0.0f);  // keys 0, 3, 6, ... up to 126; the last block all masked
+    for (std::size_t j = 0; j < 128; j += 3) every_third[j] = 1.0f;
+    check<70, 150, 16, 16, k::causal::none, true>(1.0f, every_third);
 }
 
 void TestLargeLogits() {

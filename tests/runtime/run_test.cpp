@@ -94,3 +94,21 @@ TEST(Explain, ShowsEveryPassAndThePlan) {
     EXPECT_EQ(text.find("reference "), std::string::npos) << "every step of an encoder layer is a kernel\n" << text;
 }
 }  // namespace
+
+namespace {
+// The attention step's scratch per thread, as the plan reports it.
+template <int L>
+std::size_t attention_scratch_bytes() {
+    auto tokens = ctf::input<"x", ctf::batch, L, 64>();
+    for (const auto& step : ctf::plan::steps(ctf::passes::fuse(ctf::nn::multi_head_attention<cfg>(tokens)), 1))
+        if (step.kernel.find("fused_attention") != std::string::npos) return step.scratch_bytes;
+    return 0;
+}
+
+TEST(Plan, AttentionScratchDoesNotGrowWithTheSequence) {
+    const std::size_t at_64 = attention_scratch_bytes<64>();
+    EXPECT_GT(at_64, 0u);
+    EXPECT_EQ(attention_scratch_bytes<2048>(), at_64);
+    EXPECT_LT(attention_scratch_bytes<16>(), at_64);  // a short sequence stages a shorter block
+}
+}  // namespace

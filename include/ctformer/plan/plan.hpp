@@ -24,15 +24,16 @@ struct step {
 };
 
 namespace detail {
-// Attention's scratch per thread: Kᵀ (and V) of one head staged in 64-key blocks, scores of four
-// queries (the kernel's blocking; vector padding aside). Other steps need none.
+// Attention's scratch per thread, O(block) whatever the length: Kᵀ (and V) of one block of up to 64
+// keys, scores of up to eight queries, and the running outputs, maxima and sums of a tile of 64 queries
+// (the kernel's blocking; vector padding aside). Other steps need none.
 template <class E>
 std::size_t scratch_bytes() {
     if constexpr (is_attention<E> || is_probabilities<E>) {
         using K = child_t<E, 1>;
-        constexpr std::size_t lk = (last(extents_of<K>, 1) + 63) / 64 * 64;
+        constexpr std::size_t block = std::min<std::size_t>(64, last(extents_of<K>, 1));
         constexpr std::size_t dk = last(extents_of<K>), dv = is_attention<E> ? last(extents_of<E>) : 0;
-        return sizeof(float) * (lk * (dk + dv) + 4 * 64 + 4 * dv);
+        return sizeof(float) * (block * (dk + dv) + 8 * 64 + 64 * (dv + 2));
     } else {
         return 0;
     }

@@ -274,8 +274,8 @@ private:
         const head_view<const float> q = heads_of(child<0>(e)), k = heads_of(child<1>(e)), v = heads_of(child<2>(e));
         over_query_rows<scratch_type, lq, lk>(e, instances, [&](std::size_t i, std::size_t first, std::size_t end,
                                                                 scratch_type& s, const kernels::attention_args& args) {
-            kt::stage_keys_values(k.at(i), v.at(i), s);
-            kt::attend_rows<lq, lk, dk, dv, op_t<E>::causal_kind>(q.at(i), first, end, out.at(i), args, s);
+            kt::attend_rows<lq, lk, dk, dv, op_t<E>::causal_kind>(q.at(i), k.at(i), v.at(i), first, end, out.at(i),
+                                                                  args, s);
         });
     }
 
@@ -287,8 +287,7 @@ private:
         const head_view<const float> q = heads_of(child<0>(e)), k = heads_of(child<1>(e));
         over_query_rows<scratch_type, lq, lk>(e, instances, [&](std::size_t i, std::size_t first, std::size_t end,
                                                                 scratch_type& s, const kernels::attention_args& args) {
-            kt::stage_keys(k.at(i), s);
-            kt::probability_rows<lq, lk, dk, op_t<E>::causal_kind>(q.at(i), first, end, out.at(i), args, s);
+            kt::probability_rows<lq, lk, dk, op_t<E>::causal_kind>(q.at(i), k.at(i), first, end, out.at(i), args, s);
         });
     }
 
