@@ -1,3 +1,20 @@
-#include "ctformer_cases.hpp"
+// ctformer's 6-layer encoder on S2, compiled for every Highway target; the best one is registered.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "ctformer_enc6_s2.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
 
-static const bool registered = bench::register_ctformer_encoder_6<bench::S2>();
+#include "ctformer_cases-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace bench::HWY_NAMESPACE {
+void register_enc6_s2() { register_ctformer_encoder_6<S2>(); }
+}  // namespace bench::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "dispatch.hpp"
+namespace bench {
+HWY_EXPORT(register_enc6_s2);
+CTFORMER_BENCH_REGISTER(register_enc6_s2);
+}  // namespace bench
+#endif

@@ -1,3 +1,20 @@
-#include "ctformer_cases.hpp"
+// ctformer's S3 cases, compiled for every Highway target; the best one is registered.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "ctformer_s3.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
 
-static const bool registered = bench::register_ctformer_workload<bench::S3>();
+#include "ctformer_cases-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace bench::HWY_NAMESPACE {
+void register_s3() { register_ctformer_workload<S3>(); }
+}  // namespace bench::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "dispatch.hpp"
+namespace bench {
+HWY_EXPORT(register_s3);
+CTFORMER_BENCH_REGISTER(register_s3);
+}  // namespace bench
+#endif

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -166,6 +167,19 @@ void register_workload(const bench::workload& w, int layers, const char* what) {
                          });
 }
 
+// The instruction set oneDNN's JIT uses here (ONEDNN_MAX_CPU_ISA caps it).
+std::string isa_name() {
+    switch (dnnl::get_effective_cpu_isa()) {
+        case dnnl::cpu_isa::avx2: return "AVX2";
+        case dnnl::cpu_isa::avx2_vnni: return "AVX2 VNNI";
+        case dnnl::cpu_isa::avx512_core: return "AVX-512";
+        case dnnl::cpu_isa::avx512_core_vnni: return "AVX-512 VNNI";
+        case dnnl::cpu_isa::avx512_core_bf16: return "AVX-512 BF16";
+        case dnnl::cpu_isa::avx512_core_amx: return "AVX-512 AMX";
+        default: return "ISA " + std::to_string(static_cast<int>(dnnl::get_effective_cpu_isa()));
+    }
+}
+
 const bool registered = [] {
     for (const bench::workload* w : {&bench::S1, &bench::S2, &bench::S3, &bench::S4, &bench::S5}) {
         register_workload(*w, 0, "mha");
@@ -175,7 +189,7 @@ const bool registered = [] {
     register_workload(bench::S2, 6, "enc6");
     const dnnl_version_t* v = dnnl_version();
     benchmark::AddCustomContext("peer onednn", "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) +
-                                                   "." + std::to_string(v->patch));
+                                                   "." + std::to_string(v->patch) + ", " + isa_name());
     return true;
 }();
 

@@ -4,6 +4,12 @@ nn.TransformerEncoder) in eval mode under torch.inference_mode(), batch_first, w
 fused fast path where it applies (no causal attn_mask). Times each workload of bench/workloads.hpp
 on 1, 2 and every hardware thread and writes Google Benchmark's JSON shape to stdout:
     /usr/bin/python3 bench/pytorch_peer.py [--filter REGEX] > pytorch.json
+
+Debian's PyTorch does its products in whatever libblas.so.3 the system selects: the reference BLAS
+(about 4 GFLOP/s) unless OpenBLAS is installed (libopenblas0-openmp). OpenBLAS picks its kernels by
+CPU model and falls back to its slowest (Prescott) on CPUs it does not know, such as virtual
+machines' "Intel Xeon Processor"; a competent user would name the core, so this script does, from
+the CPU's flags, unless OPENBLAS_CORETYPE is set (bench/run.sh --avx2 sets Haswell).
 """
 import argparse
 import json
@@ -13,7 +19,19 @@ import statistics
 import sys
 import time
 
-import torch
+BLAS = os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
+
+
+def openblas_core():
+    with open("/proc/cpuinfo") as f:
+        flags = next((line.split() for line in f if line.startswith("flags")), [])
+    return "SkylakeX" if "avx512f" in flags else "Haswell" if "avx2" in flags else None
+
+
+if "openblas" in BLAS and "OPENBLAS_CORETYPE" not in os.environ and openblas_core():
+    os.environ["OPENBLAS_CORETYPE"] = openblas_core()
+
+import torch  # noqa: E402  (after OPENBLAS_CORETYPE: OpenBLAS reads it when loaded)
 
 WORKLOADS = {  # name: (batch, length, d_model, heads, d_ff, causal); as bench/workloads.hpp
     "S1": (2, 10, 512, 8, 2048, False),
@@ -76,7 +94,13 @@ def main():
                 ms = median_ms(what, module, x, mask)
                 results.append({"name": case, "run_type": "aggregate", "aggregate_name": "median",
                                 "real_time": ms, "time_unit": "ms"})
-    json.dump({"context": {"peer pytorch": "PyTorch " + torch.__version__}, "benchmarks": results}, sys.stdout, indent=1)
+    blas = BLAS + (f" (OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']})" if "OPENBLAS_CORETYPE" in os.environ else "")
+    if "openblas" not in BLAS:
+        print(f"pytorch_peer.py: PyTorch multiplies with {BLAS}, the reference BLAS, about 20x slower than "
+              "OpenBLAS: apt-get install libopenblas0-openmp", file=sys.stderr)
+    aten = re.search(r"CPU capability usage: (\S+)", torch.__config__.show())
+    context = {"peer pytorch": f"PyTorch {torch.__version__}, ATen {aten.group(1) if aten else '?'}, BLAS {blas}"}
+    json.dump({"context": context, "benchmarks": results}, sys.stdout, indent=1)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ FORMULAS = """FLOPs (dense; a causal run is credited with the full square):
 
 
 def load(paths):
-    times, gflops, context = {}, {}, {}
+    times, gflops, context, labels = {}, {}, {}, {}
     for path in paths:
         with open(path) as f:
             data = json.load(f)
@@ -29,8 +29,11 @@ def load(paths):
             name = re.sub(r"(/real_time)?(_median)?$", "", b["name"])
             scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b.get("time_unit", "ns")]
             times[name] = b["real_time"] * scale
+            if b.get("label"):
+                labels[name] = b["label"]
             if "GFLOP/s" in b:
                 gflops[name] = b["GFLOP/s"] / 1e9
+    context["targets"] = labels
     return times, gflops, context
 
 
@@ -57,7 +60,11 @@ def main():
     times, gflops, context = load(args.inputs)
     table = list(rows(times, gflops, context))
     peak = gflops.get("peak/fma/threads:1")
-    print(f"FMA peak, one core: {peak:.1f} GFLOP/s" if peak else "FMA peak: not measured")
+    targets = context["targets"]
+    print(f"FMA peak, one core: {peak:.1f} GFLOP/s ({targets.get('peak/fma/threads:1', '?')})" if peak
+          else "FMA peak: not measured")
+    used = sorted({t for n, t in targets.items() if n.startswith("ctformer/")})
+    print(f"ctformer: Highway target {', '.join(used) or '?'}")
     for peer, package in PEERS.items():
         print(f"peer {peer}: {context.get('peer ' + peer, 'missing (install ' + package + ')')}")
     head = ["workload", "model", "threads", "ctformer ms", "GFLOP/s", "% of peak"] + [f"x {p}" for p in PEERS]

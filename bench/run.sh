@@ -2,11 +2,20 @@
 # The comparison of issue 6 in one command: builds compare_bench (ctformer, and Eigen and oneDNN
 # where installed), runs it and the PyTorch peer (where python3-torch is installed), and prints the
 # table; the same rows go to build-bench/compare.csv and build-bench/compare-table.json.
-#   bench/run.sh [--benchmark_filter=REGEX]     e.g. --benchmark_filter='/S2/'
+#   bench/run.sh [--avx2] [--benchmark_filter=REGEX]     e.g. --benchmark_filter='/S2/'
+# Each runs on the widest vectors this CPU has (ctformer and oneDNN choose at run time, PyTorch's
+# OpenBLAS by its core type; Eigen is compiled for CTFORMER_ARCH_FLAGS). --avx2 holds every one to
+# AVX2, as on an AVX2-only machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 filter=.
-for arg in "$@"; do [[ $arg == --benchmark_filter=* ]] && filter=${arg#--benchmark_filter=}; done
+for arg in "$@"; do
+    case $arg in
+        --benchmark_filter=*) filter=${arg#--benchmark_filter=} ;;
+        --avx2) export CTFORMER_BENCH_TARGET=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 ;;
+        *) echo "usage: bench/run.sh [--avx2] [--benchmark_filter=REGEX]" >&2; exit 2 ;;
+    esac
+done
 
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DCTFORMER_BUILD_BENCH=ON -DCTFORMER_BUILD_TESTS=OFF
 cmake --build build-bench --target compare_bench -j "$(nproc)"
