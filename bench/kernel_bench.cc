@@ -45,7 +45,7 @@ static void attention(benchmark::State& state) {
     std::vector<float> q(L * dk), k(L * dk), v(L * dk), out(L * dk);
     for (auto* t : {&q, &k, &v})
         for (float& x : *t) x = uniform(rng);
-    kt::attention_scratch<L, dk, dk> scratch;
+    kt::attention_scratch<L, L, dk, dk> scratch;
     const ctformer::kernels::attention_args args{0.125f, nullptr};
     for (auto _ : state) {
         kt::attention<L, L, dk, dk, Causal>(q.data(), k.data(), v.data(), out.data(), args, scratch);

@@ -1,8 +1,8 @@
 // Fused attention for one (sequence, head): scores, scale, mask, online softmax and the product with
 // V in one pass over key blocks, never an [Lq, Lk] buffer (see attention.hpp for the contract).
 // Flash-attention order: the queries go in tiles of kQueryTile whose running outputs stay in the
-// scratch while the key blocks pass; each key block (Kᵀ and V) is staged once per tile, and
-// kQueryRows queries of the tile share each pass over it. Blocks every query of a pass is causally
+// scratch while the key blocks pass; each key block's Kᵀ is staged once per tile (V is read in
+// place), and kQueryRows queries of the tile share each pass over it. Blocks every query of a pass is causally
 // barred from are skipped. The scratch is O(block): it does not grow with the sequence.
 
 // Toggling include guard: this file is included once per target.
@@ -28,15 +28,18 @@ namespace ctformer::kernels::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // Queries per pass over a key block: their scores and outputs are 2 vectors wide, so 4 queries keep
-// 8 accumulators (of 16 registers), and on AVX-512 8 queries keep 16 (of 32). Measured on one core,
-// one head, d_k=64, AVX-512: L=128 70 → 74 GFLOP/s, L=512 unchanged at 83-84.
+// 8 accumulators (of 16 registers), and on AVX-512 8 queries keep 16 (of 32).
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 inline constexpr std::size_t kQueryRows = 8;
 #else
 inline constexpr std::size_t kQueryRows = 4;
 #endif
-inline constexpr std::size_t kKeyBlock = 64;    // a multiple of every target's lane count
-inline constexpr std::size_t kQueryTile = 64;   // a multiple of kQueryRows
+// Keys per block, and queries per tile: a key block is staged (Kᵀ) once per tile. Measured on one
+// core, one head, L=512, d_k=64 (GFLOP/s, AVX-512 / AVX2): tiles of 64 queries 89 / 52, of 256
+// 98 / 55, of 512 100 / -; blocks of 128 keys were slower (97 / 53); 4 queries per pass on
+// AVX-512 92.
+inline constexpr std::size_t kKeyBlock = 64;     // a multiple of every target's lane count
+inline constexpr std::size_t kQueryTile = 256;   // a multiple of kQueryRows
 
 inline constexpr std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
@@ -44,38 +47,47 @@ inline constexpr std::size_t round_up(std::size_t n, std::size_t to) { return (n
 template <std::size_t Lk>
 inline constexpr std::size_t kBlock = std::min(kKeyBlock, round_up(Lk, 2 * HWY_LANES(float)));
 
-// One thread's memory for attention over one head: one staged key block, and the running state of
-// one query tile. Dv = 0 (probabilities only) stages no values.
-template <std::size_t Lk, std::size_t Dk, std::size_t Dv>
+// V is read where it lies when its rows are whole vectors; otherwise each block of it is staged,
+// padded. Dv = 0 (probabilities only) has no values.
+template <std::size_t Dv>
+inline constexpr bool kStagesValues = Dv % HWY_LANES(float) != 0;
+
+// One thread's memory for attention over one head of Lq queries: one staged key block (and value
+// block), and the running state of one query tile.
+template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv>
 struct attention_scratch {
+    static constexpr std::size_t tile = std::min(kQueryTile, Lq);
     using D = hn::ScalableTag<float>;
     static std::size_t dv_padded() { return round_up(Dv, hn::Lanes(D())); }
     static hwy::AlignedFreeUniquePtr<float[]> floats(std::size_t n) { return hwy::AllocateAligned<float>(n ? n : 1); }
 
     hwy::AlignedFreeUniquePtr<float[]> keys_t = floats(Dk * kBlock<Lk>);  // Kᵀ of the block
-    hwy::AlignedFreeUniquePtr<float[]> values = floats(kBlock<Lk> * dv_padded());
+    hwy::AlignedFreeUniquePtr<float[]> values = floats(kStagesValues<Dv> ? kBlock<Lk> * dv_padded() : 0);
     hwy::AlignedFreeUniquePtr<float[]> scores = floats(kQueryRows * kKeyBlock);
-    hwy::AlignedFreeUniquePtr<float[]> out = floats(kQueryTile * dv_padded());  // unnormalised outputs
-    float m[kQueryTile], l[kQueryTile];  // running max and sum of each query of the tile
+    hwy::AlignedFreeUniquePtr<float[]> out = floats(tile * dv_padded());  // unnormalised outputs
+    float m[tile], l[tile];  // running max and sum of each query of the tile
 };
 
 // Kᵀ [Dk, kBlock] of keys [first, first + kBlock), zero past the real keys.
-template <std::size_t Lk, std::size_t Dk, std::size_t Dv>
-void stage_keys(strided_rows<const float> k, std::size_t first, attention_scratch<Lk, Dk, Dv>& s) {
+template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv>
+void stage_keys(strided_rows<const float> k, std::size_t first, attention_scratch<Lq, Lk, Dk, Dv>& s) {
     const std::size_t count = std::min(kBlock<Lk>, Lk - first);
     std::fill_n(s.keys_t.get(), Dk * kBlock<Lk>, 0.0f);
     for (std::size_t j = 0; j < count; ++j)
         for (std::size_t c = 0; c < Dk; ++c) s.keys_t[c * kBlock<Lk> + j] = k.row(first + j)[c];
 }
 
-// Kᵀ, and V [kBlock, Dv padded] of the same keys, zero past the real keys and columns.
-template <std::size_t Lk, std::size_t Dk, std::size_t Dv>
-void stage_keys_values(strided_rows<const float> k, strided_rows<const float> v, std::size_t first,
-                       attention_scratch<Lk, Dk, Dv>& s) {
+// Kᵀ of keys [first, first + kBlock), and their values: V [kBlock, Dv padded] staged, zero past the
+// real keys and columns, or V where it lies. Returns the values' rows.
+template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv>
+strided_rows<const float> stage_block(strided_rows<const float> k, strided_rows<const float> v, std::size_t first,
+                                      attention_scratch<Lq, Lk, Dk, Dv>& s) {
     stage_keys(k, first, s);
+    if constexpr (!kStagesValues<Dv>) return {v.row(first), v.stride};
     const std::size_t dv = s.dv_padded(), count = std::min(kBlock<Lk>, Lk - first);
     std::fill_n(s.values.get(), kBlock<Lk> * dv, 0.0f);
     for (std::size_t j = 0; j < count; ++j) std::copy_n(v.row(first + j), Dv, &s.values[j * dv]);
+    return {s.values.get(), dv};
 }
 
 // Two vectors of columns at a time, Rows rows: 2·Rows independent accumulator chains, and two loads
@@ -89,7 +101,7 @@ struct tile {
 // columns is a multiple of two vectors, at most the block.
 template <std::size_t Rows, std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causal Causal>
 void block_scores(strided_rows<const float> q, std::size_t row, std::size_t first, std::size_t columns,
-                  const attention_args& args, attention_scratch<Lk, Dk, Dv>& s) {
+                  const attention_args& args, attention_scratch<Lq, Lk, Dk, Dv>& s) {
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d);
     const auto scale = hn::Set(d, args.scale);
@@ -151,10 +163,10 @@ inline float online_softmax_step(float* scores, std::size_t columns, float& m, f
     return correction;
 }
 
-// o_r = o_r · correction_r + Σ_{j < keys} p_r[j] · v_j for the Rows rows, `Vectors` (1 or 2) vectors
-// of columns from column c: each value vector is loaded once for all the rows.
+// o_r = o_r · correction_r + Σ_{j < keys} p_r[j] · v_j for the Rows rows (o's rows dv apart),
+// `Vectors` (1 or 2) vectors of columns from column c: each value vector is loaded once for all rows.
 template <std::size_t Rows, std::size_t Vectors>
-void accumulate_values(const float* p, std::size_t keys, const float* values, std::size_t stride,
+void accumulate_values(const float* p, std::size_t keys, strided_rows<const float> values, std::size_t dv,
                        const float* correction, float* o, std::size_t c) {
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d);
@@ -163,11 +175,11 @@ void accumulate_values(const float* p, std::size_t keys, const float* values, st
     for (std::size_t r = 0; r < Rows; ++r)
 #pragma GCC unroll 2
         for (std::size_t v = 0; v < Vectors; ++v)
-            acc.v[r][v] = hn::Mul(hn::Load(d, o + r * stride + c + v * lanes), hn::Set(d, correction[r]));
+            acc.v[r][v] = hn::Mul(hn::Load(d, o + r * dv + c + v * lanes), hn::Set(d, correction[r]));
     for (std::size_t j = 0; j < keys; ++j) {
         hn::Vec<decltype(d)> x[Vectors];
 #pragma GCC unroll 2
-        for (std::size_t v = 0; v < Vectors; ++v) x[v] = hn::Load(d, values + j * stride + c + v * lanes);
+        for (std::size_t v = 0; v < Vectors; ++v) x[v] = hn::LoadU(d, values.row(j) + c + v * lanes);
 #pragma GCC unroll 8
         for (std::size_t r = 0; r < Rows; ++r) {
             const auto weight = hn::Set(d, p[r * kKeyBlock + j]);
@@ -178,7 +190,7 @@ void accumulate_values(const float* p, std::size_t keys, const float* values, st
 #pragma GCC unroll 8
     for (std::size_t r = 0; r < Rows; ++r)
 #pragma GCC unroll 2
-        for (std::size_t v = 0; v < Vectors; ++v) hn::Store(acc.v[r][v], d, o + r * stride + c + v * lanes);
+        for (std::size_t v = 0; v < Vectors; ++v) hn::Store(acc.v[r][v], d, o + r * dv + c + v * lanes);
 }
 
 // Rows queries from `row` (the tile's query t onwards) over the staged key block at `first`: their
@@ -187,7 +199,7 @@ void accumulate_values(const float* p, std::size_t keys, const float* values, st
 // a part of it on the diagonal or at the end): the rest would add p = 0.
 template <std::size_t Rows, std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causal Causal>
 void query_block(strided_rows<const float> q, std::size_t row, std::size_t t, std::size_t first,
-                 const attention_args& args, attention_scratch<Lk, Dk, Dv>& s) {
+                 strided_rows<const float> values, const attention_args& args, attention_scratch<Lq, Lk, Dk, Dv>& s) {
     const std::size_t visible = visible_keys<Causal>(row + Rows - 1, Lq, Lk);  // the most any row sees
     if (first >= visible) return;
     const std::size_t dv = s.dv_padded(), lanes = hn::Lanes(hn::ScalableTag<float>());
@@ -199,8 +211,8 @@ void query_block(strided_rows<const float> q, std::size_t row, std::size_t t, st
     float* o = &s.out[t * dv];
     const std::size_t pairs_end = dv - dv % (2 * lanes);
     for (std::size_t c = 0; c < pairs_end; c += 2 * lanes)
-        accumulate_values<Rows, 2>(s.scores.get(), keys, s.values.get(), dv, correction, o, c);
-    if (pairs_end < dv) accumulate_values<Rows, 1>(s.scores.get(), keys, s.values.get(), dv, correction, o, pairs_end);
+        accumulate_values<Rows, 2>(s.scores.get(), keys, values, dv, correction, o, c);
+    if (pairs_end < dv) accumulate_values<Rows, 1>(s.scores.get(), keys, values, dv, correction, o, pairs_end);
 }
 
 // f.template operator()<Rows>(row) with Rows = count (< kQueryRows): the last rows.
@@ -226,7 +238,7 @@ void for_query_blocks(std::size_t begin, std::size_t end, F f) {
 template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causal Causal = causal::none>
 void attend_rows(strided_rows<const float> q, strided_rows<const float> k, strided_rows<const float> v,
                  std::size_t row_begin, std::size_t row_end, strided_rows<float> out, const attention_args& args,
-                 attention_scratch<Lk, Dk, Dv>& s) {
+                 attention_scratch<Lq, Lk, Dk, Dv>& s) {
     const std::size_t dv = s.dv_padded();
     for (std::size_t tile = row_begin; tile < row_end; tile += kQueryTile) {
         const std::size_t tile_end = std::min(row_end, tile + kQueryTile), rows = tile_end - tile;
@@ -235,9 +247,9 @@ void attend_rows(strided_rows<const float> q, strided_rows<const float> k, strid
         std::fill_n(s.out.get(), rows * dv, 0.0f);
         const std::size_t keys_end = visible_keys<Causal>(tile_end - 1, Lq, Lk);  // the most any row sees
         for (std::size_t first = 0; first < keys_end; first += kBlock<Lk>) {
-            stage_keys_values(k, v, first, s);
+            const strided_rows<const float> values = stage_block(k, v, first, s);
             for_query_blocks(tile, tile_end, [&]<std::size_t Rows>(std::size_t row) {
-                query_block<Rows, Lq, Lk, Dk, Dv, Causal>(q, row, row - tile, first, args, s);
+                query_block<Rows, Lq, Lk, Dk, Dv, Causal>(q, row, row - tile, first, values, args, s);
             });
         }
         for (std::size_t t = 0; t < rows; ++t)
@@ -249,7 +261,7 @@ void attend_rows(strided_rows<const float> q, strided_rows<const float> k, strid
 // out [Lq, Dv] = softmax(mask(scale · q·kᵀ)) · v for q [Lq, Dk], k [Lk, Dk], v [Lk, Dv], contiguous.
 template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causal Causal = causal::none>
 void attention(const float* q, const float* k, const float* v, float* out, const attention_args& args,
-               attention_scratch<Lk, Dk, Dv>& scratch) {
+               attention_scratch<Lq, Lk, Dk, Dv>& scratch) {
     attend_rows<Lq, Lk, Dk, Dv, Causal>({q, Dk}, {k, Dk}, {v, Dv}, 0, Lq, {out, Dv}, args, scratch);
 }
 
@@ -259,7 +271,7 @@ void attention(const float* q, const float* k, const float* v, float* out, const
 template <std::size_t Lq, std::size_t Lk, std::size_t Dk, causal Causal = causal::none>
 void probability_rows(strided_rows<const float> q, strided_rows<const float> k, std::size_t row_begin,
                       std::size_t row_end, strided_rows<float> out, const attention_args& args,
-                      attention_scratch<Lk, Dk, 0>& s) {
+                      attention_scratch<Lq, Lk, Dk, 0>& s) {
     for (std::size_t tile = row_begin; tile < row_end; tile += kQueryTile) {
         const std::size_t tile_end = std::min(row_end, tile + kQueryTile);
         for (std::size_t first = 0; first < Lk; first += kBlock<Lk>) {

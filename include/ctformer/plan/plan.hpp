@@ -24,16 +24,19 @@ struct step {
 };
 
 namespace detail {
-// Attention's scratch per thread, O(block) whatever the length: Kᵀ (and V) of one block of up to 64
-// keys, scores of up to eight queries, and the running outputs, maxima and sums of a tile of 64 queries
-// (the kernel's blocking; vector padding aside). Other steps need none.
+// Attention's scratch per thread, O(block) whatever the length: Kᵀ of one block of up to 64 keys (and
+// V, when its rows are not whole vectors), scores of up to eight queries, and the running outputs,
+// maxima and sums of a tile of up to 256 queries (the kernel's blocking; vector padding aside).
+// Other steps need none.
 template <class E>
 std::size_t scratch_bytes() {
     if constexpr (is_attention<E> || is_probabilities<E>) {
         using K = child_t<E, 1>;
         constexpr std::size_t block = std::min<std::size_t>(64, last(extents_of<K>, 1));
         constexpr std::size_t dk = last(extents_of<K>), dv = is_attention<E> ? last(extents_of<E>) : 0;
-        return sizeof(float) * (block * (dk + dv) + 8 * 64 + 64 * (dv + 2));
+        constexpr std::size_t staged_dv = dv % 16 ? dv : 0;  // not whole AVX-512 vectors: staged
+        constexpr std::size_t tile = std::min<std::size_t>(256, last(extents_of<E>, 1));
+        return sizeof(float) * (block * (dk + staged_dv) + 8 * 64 + tile * (dv + 2));
     } else {
         return 0;
     }

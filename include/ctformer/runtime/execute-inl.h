@@ -269,7 +269,7 @@ private:
         using K = child_t<E, 1>;
         constexpr std::size_t lq = last(extents_of<E>, 1), dv = last(extents_of<E>);
         constexpr std::size_t lk = last(extents_of<K>, 1), dk = last(extents_of<K>);
-        using scratch_type = kt::attention_scratch<lk, dk, dv>;
+        using scratch_type = kt::attention_scratch<lq, lk, dk, dv>;
         const std::size_t instances = elements<shape_of_t<E>>(batch_) / (lq * dv);
         const head_view<const float> q = heads_of(child<0>(e)), k = heads_of(child<1>(e)), v = heads_of(child<2>(e));
         over_query_rows<scratch_type, lq, lk>(e, instances, [&](std::size_t i, std::size_t first, std::size_t end,
@@ -282,7 +282,7 @@ private:
     template <class E>
     void probabilities(const E& e, head_view<float> out) {
         constexpr std::size_t lq = last(extents_of<E>, 1), lk = last(extents_of<E>), dk = last(extents_of<child_t<E, 1>>);
-        using scratch_type = kt::attention_scratch<lk, dk, 0>;
+        using scratch_type = kt::attention_scratch<lq, lk, dk, 0>;
         const std::size_t instances = elements<shape_of_t<E>>(batch_) / (lq * lk);
         const head_view<const float> q = heads_of(child<0>(e)), k = heads_of(child<1>(e));
         over_query_rows<scratch_type, lq, lk>(e, instances, [&](std::size_t i, std::size_t first, std::size_t end,
