@@ -151,7 +151,10 @@ inline float online_softmax_step(float* scores, std::size_t columns, float& m, f
         return 1.0f;
     }
     const float m_new = std::max(m, block_max);
-    const float correction = m == -std::numeric_limits<float>::infinity() ? 0.0f : std::exp(m - m_new);
+    // exp(0) = 1 exactly: once the running max has settled, most blocks need no exp call.
+    const float correction = m == m_new                                      ? 1.0f
+                             : m == -std::numeric_limits<float>::infinity() ? 0.0f
+                                                                             : std::exp(m - m_new);
     auto sum = hn::Zero(d);
     for (std::size_t c = 0; c < columns; c += lanes) {
         const auto p = hn::Exp(d, hn::Sub(hn::Load(d, scores + c), hn::Set(d, m_new)));  // exp(-inf) = 0
