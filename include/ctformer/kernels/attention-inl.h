@@ -2,8 +2,9 @@
 // V in one pass over key blocks, never an [Lq, Lk] buffer (see attention.hpp for the contract).
 // Flash-attention order: the queries go in tiles of kQueryTile whose running outputs stay in the
 // scratch while the key blocks pass; each key block's Kᵀ is staged once per tile (V is read in
-// place), and kQueryRows queries of the tile share each pass over it. Blocks every query of a pass is causally
-// barred from are skipped. The scratch is O(block): it does not grow with the sequence.
+// place), and kQueryRows queries of the tile share each pass over it. Blocks every query of a pass
+// is causally barred from are skipped. The scratch is bounded by one key block and one query tile,
+// whatever the sequence's length.
 
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_KERNELS_ATTENTION_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -22,6 +23,7 @@
 
 #include "attention.hpp"
 #include "rows-inl.h"
+#include "tiles.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace ctformer::kernels::HWY_NAMESPACE {
@@ -83,11 +85,14 @@ template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv>
 strided_rows<const float> stage_block(strided_rows<const float> k, strided_rows<const float> v, std::size_t first,
                                       attention_scratch<Lq, Lk, Dk, Dv>& s) {
     stage_keys(k, first, s);
-    if constexpr (!kStagesValues<Dv>) return {v.row(first), v.stride};
-    const std::size_t dv = s.dv_padded(), count = std::min(kBlock<Lk>, Lk - first);
-    std::fill_n(s.values.get(), kBlock<Lk> * dv, 0.0f);
-    for (std::size_t j = 0; j < count; ++j) std::copy_n(v.row(first + j), Dv, &s.values[j * dv]);
-    return {s.values.get(), dv};
+    if constexpr (kStagesValues<Dv>) {
+        const std::size_t dv = s.dv_padded(), count = std::min(kBlock<Lk>, Lk - first);
+        std::fill_n(s.values.get(), kBlock<Lk> * dv, 0.0f);
+        for (std::size_t j = 0; j < count; ++j) std::copy_n(v.row(first + j), Dv, &s.values[j * dv]);
+        return {s.values.get(), dv};
+    } else {
+        return {v.row(first), v.stride};
+    }
 }
 
 // Two vectors of columns at a time, Rows rows: 2·Rows independent accumulator chains, and two loads
@@ -218,23 +223,6 @@ void query_block(strided_rows<const float> q, std::size_t row, std::size_t t, st
     if (pairs_end < dv) accumulate_values<Rows, 1>(s.scores.get(), keys, values, dv, correction, o, pairs_end);
 }
 
-// f.template operator()<Rows>(row) with Rows = count (< kQueryRows): the last rows.
-template <std::size_t Rows, class F>
-void last_query_block(std::size_t count, std::size_t row, F& f) {
-    if constexpr (Rows > 0) {
-        if (count == Rows) return f.template operator()<Rows>(row);
-        last_query_block<Rows - 1>(count, row, f);
-    }
-}
-
-// f.template operator()<Rows>(row) for the query rows [begin, end) in blocks of kQueryRows from begin.
-template <class F>
-void for_query_blocks(std::size_t begin, std::size_t end, F f) {
-    std::size_t row = begin;
-    for (; row + kQueryRows <= end; row += kQueryRows) f.template operator()<kQueryRows>(row);
-    if (row < end) last_query_block<kQueryRows - 1>(end - row, row, f);
-}
-
 // Query rows [row_begin, row_end) of the attention output. Rows go in tiles of kQueryTile and blocks
 // of kQueryRows from row_begin: with row_begin a multiple of kQueryRows, a row's result does not
 // depend on how the rows are split among threads.
@@ -251,7 +239,7 @@ void attend_rows(strided_rows<const float> q, strided_rows<const float> k, strid
         const std::size_t keys_end = visible_keys<Causal>(tile_end - 1, Lq, Lk);  // the most any row sees
         for (std::size_t first = 0; first < keys_end; first += kBlock<Lk>) {
             const strided_rows<const float> values = stage_block(k, v, first, s);
-            for_query_blocks(tile, tile_end, [&]<std::size_t Rows>(std::size_t row) {
+            for_tiles<kQueryRows>(tile, tile_end, [&]<std::size_t Rows>(std::size_t row) {
                 query_block<Rows, Lq, Lk, Dk, Dv, Causal>(q, row, row - tile, first, values, args, s);
             });
         }
@@ -280,7 +268,7 @@ void probability_rows(strided_rows<const float> q, strided_rows<const float> k, 
         for (std::size_t first = 0; first < Lk; first += kBlock<Lk>) {
             const std::size_t count = std::min(kBlock<Lk>, Lk - first);
             if (first < visible_keys<Causal>(tile_end - 1, Lq, Lk)) stage_keys(k, first, s);
-            for_query_blocks(tile, tile_end, [&]<std::size_t Rows>(std::size_t row) {
+            for_tiles<kQueryRows>(tile, tile_end, [&]<std::size_t Rows>(std::size_t row) {
                 if (first < visible_keys<Causal>(row + Rows - 1, Lq, Lk)) {
                     block_scores<Rows, Lq, Lk, Dk, 0, Causal>(q, row, first, kBlock<Lk>, args, s);
                     for (std::size_t r = 0; r < Rows; ++r)

@@ -20,6 +20,7 @@
 #include <hwy/highway.h>
 
 #include "gemm.hpp"
+#include "tiles.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace ctformer::kernels::HWY_NAMESPACE {
@@ -135,27 +136,16 @@ void micro_tile(const float* a, const packed_weight& w, std::size_t row, std::si
     }
 }
 
-// The last `count` (< kRows) rows of a panel: one tile of exactly that many rows.
-template <std::size_t Rows, std::size_t N, std::size_t K, class Epilogue>
-void last_rows(std::size_t count, const float* a, const packed_weight& w, std::size_t row, std::size_t p, float* c,
-               const epilogue_args& args) {
-    if constexpr (Rows > 0) {
-        if (count == Rows) return micro_tile<Rows, N, K, Epilogue>(a, w, row, p, c, args);
-        last_rows<Rows - 1, N, K, Epilogue>(count, a, w, row, p, c, args);
-    }
-}
-
 // Rows [row_begin, row_end) × panels [panel_begin, panel_end) of C = epilogue(A · Wᵀ). Rows go in
 // tiles of kRows from row_begin, so a row's arithmetic does not depend on how work is split as long
 // as row_begin is a multiple of kRows: results are the same for any number of threads.
 template <std::size_t N, std::size_t K, class Epilogue = plain>
 void gemm_block(const float* a, const packed_weight& w, float* c, const epilogue_args& args,
                 std::size_t row_begin, std::size_t row_end, std::size_t panel_begin, std::size_t panel_end) {
-    for (std::size_t p = panel_begin; p < panel_end; ++p) {
-        std::size_t row = row_begin;
-        for (; row + kRows <= row_end; row += kRows) micro_tile<kRows, N, K, Epilogue>(a, w, row, p, c, args);
-        last_rows<kRows - 1, N, K, Epilogue>(row_end - row, a, w, row, p, c, args);
-    }
+    for (std::size_t p = panel_begin; p < panel_end; ++p)
+        for_tiles<kRows>(row_begin, row_end, [&]<std::size_t Rows>(std::size_t row) {
+            micro_tile<Rows, N, K, Epilogue>(a, w, row, p, c, args);
+        });
 }
 
 // C [m, N] = epilogue(A [m, K] · Wᵀ).
