@@ -1,5 +1,5 @@
 // The comparison binary: the one-core FMA peak of the Highway target ctformer's cases run on is
-// measured here; the cases register themselves from the ctformer_*.cc, eigen_peer.cc and
+// measured here; the cases register themselves from ctformer_workload.cc (once per workload), eigen_peer.cc and
 // onednn_peer.cc files linked in. bench/run.sh runs it.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "compare_main.cc"

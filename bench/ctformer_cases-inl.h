@@ -1,5 +1,5 @@
 // ctformer's cases of the comparison: a workload's MHA and post-LN encoder layer (or N-layer
-// encoder). Per-target code: each ctformer_*.cc compiles it for every Highway target
+// encoder). Per-target code: ctformer_workload.cc compiles it for every Highway target
 // (foreach_target) and registers the cases of the target chosen at run time (dispatch.hpp), as a
 // generated model would run; each case's label names that target.
 

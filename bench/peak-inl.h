@@ -13,6 +13,8 @@
 #include <benchmark/benchmark.h>
 #include <hwy/highway.h>
 
+#include "gflops.hpp"
+
 HWY_BEFORE_NAMESPACE();
 namespace bench::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -39,8 +41,7 @@ inline void fma_peak(benchmark::State& state) {
     float sink = hn::GetLane(sum);
     benchmark::DoNotOptimize(sink);
     const double flops = 2.0 * chains * steps * hn::Lanes(d);
-    state.counters["GFLOP/s"] =
-        benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+    state.counters["GFLOP/s"] = gflops(flops);
     state.SetLabel(hwy::TargetName(HWY_TARGET));
 }
 

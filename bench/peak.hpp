@@ -5,11 +5,7 @@
 #include <benchmark/benchmark.h>
 #include <hwy/highway.h>
 
+#include "gflops.hpp"
 #include "peak-inl.h"
-
-// A rate counter of `flops` per iteration, in GFLOP/s.
-static benchmark::Counter gflops(double flops) {
-    return benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
-}
 
 BENCHMARK(bench::HWY_NAMESPACE::fma_peak)->Name("peak/fma/threads:1");

@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "gflops.hpp"
+
 namespace bench {
 
 struct workload {
@@ -55,8 +57,7 @@ inline void register_case(const std::string& who, const std::string& what, doubl
         const std::string name = who + "/" + what + "/" + w.name + "/threads:" + std::to_string(threads);
         benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
             body(state, threads);
-            state.counters["GFLOP/s"] =
-                benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+            state.counters["GFLOP/s"] = gflops(flops);
         })->UseRealTime()->Unit(benchmark::kMillisecond);
     }
 }
