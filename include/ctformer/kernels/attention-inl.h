@@ -15,13 +15,14 @@
 #endif
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include <hwy/aligned_allocator.h>
-#include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
 #include "attention.hpp"
+#include "exp-inl.h"
 #include "rows-inl.h"
 #include "tiles.hpp"
 
@@ -162,7 +163,7 @@ inline float online_softmax_step(float* scores, std::size_t columns, float& m, f
                                                                              : std::exp(m - m_new);
     auto sum = hn::Zero(d);
     for (std::size_t c = 0; c < columns; c += lanes) {
-        const auto p = hn::Exp(d, hn::Sub(hn::Load(d, scores + c), hn::Set(d, m_new)));  // exp(-inf) = 0
+        const auto p = exp_nonpositive(d, hn::Sub(hn::Load(d, scores + c), hn::Set(d, m_new)));  // exp(-inf) = 0
         hn::Store(p, d, scores + c);
         sum = hn::Add(sum, p);
     }

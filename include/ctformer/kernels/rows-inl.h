@@ -16,8 +16,9 @@
 #include <cstddef>
 #include <limits>
 
-#include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
+
+#include "exp-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ctformer::kernels::HWY_NAMESPACE {
@@ -88,7 +89,7 @@ void softmax(std::size_t rows, const float* x, float* out) {
         }
         const auto m = hn::Set(d, max);
         for (std::size_t i = 0; i < vector_end; i += lanes)
-            hn::StoreU(hn::Exp(d, hn::Sub(hn::LoadU(d, xr + i), m)), d, o + i);
+            hn::StoreU(exp_nonpositive(d, hn::Sub(hn::LoadU(d, xr + i), m)), d, o + i);
         for (std::size_t i = vector_end; i < N; ++i) o[i] = std::exp(xr[i] - max);
         const float inv = 1.0f / row_sum<N>([&](std::size_t j) { return hn::LoadU(d, o + j); },
                                             [&](std::size_t j) { return o[j]; });
