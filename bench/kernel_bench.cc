@@ -1,5 +1,6 @@
 // Kernel throughput, single thread, against the machine's FP32 FMA peak measured in the same run:
-// the GEMM at the projection shapes of issue 3, and the fused attention core (one head, d_k = 64).
+// the GEMM at the projection shapes of issue 3 (1024 rows) and at S1's 20 rows, and the fused
+// attention core (one head, d_k = 64).
 // Built for the compiler's static target:
 //   cmake -S . -B build-bench -DCTFORMER_BUILD_BENCH=ON -DCTFORMER_BUILD_TESTS=OFF
 //   cmake --build build-bench --target kernel_bench && build-bench/bench/kernel_bench
@@ -17,9 +18,8 @@ namespace kt = ctformer::kernels::HWY_NAMESPACE;
 
 #include "peak.hpp"
 
-template <std::size_t N, std::size_t K>
+template <std::size_t N, std::size_t K, std::size_t m = 1024>
 static void gemm(benchmark::State& state) {
-    const std::size_t m = 1024;
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     std::vector<float> a(m * K), w(N * K), bias(N), c(m * N);
@@ -36,6 +36,8 @@ static void gemm(benchmark::State& state) {
 BENCHMARK(gemm<512, 512>)->Name("ctformer/gemm/M1024_N512_K512/threads:1");
 BENCHMARK(gemm<2048, 512>)->Name("ctformer/gemm/M1024_N2048_K512/threads:1");
 BENCHMARK(gemm<512, 2048>)->Name("ctformer/gemm/M1024_N512_K2048/threads:1");
+// S1's 20 tokens: few rows per weight, whose 4 MB come from L3 on every call.
+BENCHMARK(gemm<2048, 512, 20>)->Name("ctformer/gemm/M20_N2048_K512/threads:1");
 
 template <std::size_t L, ctformer::kernels::causal Causal>
 static void attention(benchmark::State& state) {
