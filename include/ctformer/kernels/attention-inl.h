@@ -104,13 +104,17 @@ struct tile {
 };
 
 // scores[r][0, columns) = scale · q_{row + r} · k_{first..} (the staged block), masked keys -inf;
-// columns is a multiple of two vectors, at most the block.
+// columns is a multiple of two vectors, at most the block. Keys past a row's causal limit or past
+// Lk are masked as the scores are stored, a vector comparison; padding, a byte per key, after.
 template <std::size_t Rows, std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causal Causal>
 void block_scores(strided_rows<const float> q, std::size_t row, std::size_t first, std::size_t columns,
                   const attention_args& args, attention_scratch<Lq, Lk, Dk, Dv>& s) {
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d);
     const auto scale = hn::Set(d, args.scale);
+    const auto masked = hn::Set(d, -std::numeric_limits<float>::infinity());
+    std::size_t visible[Rows];
+    for (std::size_t r = 0; r < Rows; ++r) visible[r] = visible_keys<Causal>(row + r, Lq, Lk);
     for (std::size_t c = 0; c < columns; c += 2 * lanes) {
         tile<Rows, decltype(d)> acc;
 #pragma GCC unroll 8
@@ -125,22 +129,23 @@ void block_scores(strided_rows<const float> q, std::size_t row, std::size_t firs
                 acc.v[r][1] = hn::MulAdd(x, k1, acc.v[r][1]);
             }
         }
+        const std::size_t key = first + c;
 #pragma GCC unroll 8
         for (std::size_t r = 0; r < Rows; ++r) {
-            hn::Store(hn::Mul(acc.v[r][0], scale), d, &s.scores[r * kKeyBlock + c]);
-            hn::Store(hn::Mul(acc.v[r][1], scale), d, &s.scores[r * kKeyBlock + c + lanes]);
+            auto s0 = hn::Mul(acc.v[r][0], scale), s1 = hn::Mul(acc.v[r][1], scale);
+            if (visible[r] < key + 2 * lanes) {  // keys [visible, ...) of these two vectors are barred
+                const auto limit = hn::Set(d, static_cast<float>(visible[r]));
+                s0 = hn::IfThenElse(hn::Lt(hn::Iota(d, static_cast<float>(key)), limit), s0, masked);
+                s1 = hn::IfThenElse(hn::Lt(hn::Iota(d, static_cast<float>(key + lanes)), limit), s1, masked);
+            }
+            hn::Store(s0, d, &s.scores[r * kKeyBlock + c]);
+            hn::Store(s1, d, &s.scores[r * kKeyBlock + c + lanes]);
         }
     }
-    constexpr float masked = -std::numeric_limits<float>::infinity();
-    for (std::size_t r = 0; r < Rows; ++r) {
-        const std::size_t visible = visible_keys<Causal>(row + r, Lq, Lk);
-        if (!args.key_attend && visible >= first + columns) continue;  // every key of the block is seen
-        for (std::size_t j = 0; j < columns; ++j) {
-            const std::size_t key = first + j;
-            const bool attended = key < visible && (!args.key_attend || args.key_attend[key]);
-            if (!attended) s.scores[r * kKeyBlock + j] = masked;
-        }
-    }
+    if (!args.key_attend) return;
+    for (std::size_t r = 0; r < Rows; ++r)
+        for (std::size_t key = first; key < std::min(first + columns, visible[r]); ++key)
+            if (!args.key_attend[key]) s.scores[r * kKeyBlock + key - first] = -std::numeric_limits<float>::infinity();
 }
 
 // Turns a row's scores [0, columns) into p = exp(score - m_new), updates its running max m and sum
