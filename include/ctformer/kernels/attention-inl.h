@@ -112,7 +112,8 @@ void block_scores(strided_rows<const float> q, std::size_t row, std::size_t firs
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d);
     const auto scale = hn::Set(d, args.scale);
-    const auto masked = hn::Set(d, -std::numeric_limits<float>::infinity());
+    constexpr float barred = -std::numeric_limits<float>::infinity();
+    const auto masked = hn::Set(d, barred);
     std::size_t visible[Rows];
     for (std::size_t r = 0; r < Rows; ++r) visible[r] = visible_keys<Causal>(row + r, Lq, Lk);
     for (std::size_t c = 0; c < columns; c += 2 * lanes) {
@@ -145,7 +146,7 @@ void block_scores(strided_rows<const float> q, std::size_t row, std::size_t firs
     if (!args.key_attend) return;
     for (std::size_t r = 0; r < Rows; ++r)
         for (std::size_t key = first; key < std::min(first + columns, visible[r]); ++key)
-            if (!args.key_attend[key]) s.scores[r * kKeyBlock + key - first] = -std::numeric_limits<float>::infinity();
+            if (!args.key_attend[key]) s.scores[r * kKeyBlock + key - first] = barred;
 }
 
 // Turns a row's scores [0, columns) into p = exp(score - m_new), updates its running max m and sum
