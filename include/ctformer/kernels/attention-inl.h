@@ -37,12 +37,11 @@ inline constexpr std::size_t kQueryRows = 8;
 #else
 inline constexpr std::size_t kQueryRows = 4;
 #endif
-// Keys per block, and queries per tile: a key block is staged (Kᵀ) once per tile. Measured on one
-// core, one head, L=512, d_k=64 (GFLOP/s, AVX-512 / AVX2): tiles of 64 queries 89 / 52, of 256
+static_assert(kQueryRows <= kMostQueryRows);
+// kKeyBlock and kQueryTile (attention.hpp): a key block is staged (Kᵀ) once per tile. Measured on
+// one core, one head, L=512, d_k=64 (GFLOP/s, AVX-512 / AVX2): tiles of 64 queries 89 / 52, of 256
 // 98 / 55, of 512 100 / -; blocks of 128 keys were slower (97 / 53); 4 queries per pass on
 // AVX-512 92.
-inline constexpr std::size_t kKeyBlock = 64;     // a multiple of every target's lane count
-inline constexpr std::size_t kQueryTile = 256;   // a multiple of kQueryRows
 
 inline constexpr std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 

@@ -13,6 +13,13 @@
 
 namespace ctformer::kernels {
 
+// The kernel's blocking, the same on every target (the plan reports the scratch it implies): keys
+// per block, queries per tile (their running outputs stay in the scratch while the key blocks pass),
+// and the most queries that share a pass over a block (8 on AVX-512, 4 on narrower vectors).
+inline constexpr std::size_t kKeyBlock = 64;     // a multiple of every target's lane count
+inline constexpr std::size_t kQueryTile = 256;   // a multiple of kMostQueryRows
+inline constexpr std::size_t kMostQueryRows = 8;
+
 // top_left: query i sees keys j <= i (PyTorch's is_causal); bottom_right: j <= i + (Lk - Lq).
 enum class causal { none, top_left, bottom_right };
 

@@ -10,6 +10,7 @@
 #include <boost/hana/drop_front.hpp>
 #include <boost/hana/for_each.hpp>
 
+#include "../kernels/attention.hpp"
 #include "lowering.hpp"
 
 namespace ctformer::plan {
@@ -24,19 +25,20 @@ struct step {
 };
 
 namespace detail {
-// Attention's scratch per thread, O(block) whatever the length: Kᵀ of one block of up to 64 keys (and
-// V, when its rows are not whole vectors), scores of up to eight queries, and the running outputs,
-// maxima and sums of a tile of up to 256 queries (the kernel's blocking; vector padding aside).
-// Other steps need none.
+// Attention's scratch per thread, O(block) whatever the length: Kᵀ of one block of keys (and V, when
+// its rows are not whole vectors), scores of the most queries of a pass, and the running outputs,
+// maxima and sums of a tile of queries (the kernel's blocking, kernels/attention.hpp; vector padding
+// aside). Other steps need none.
 template <class E>
 std::size_t scratch_bytes() {
     if constexpr (is_attention<E> || is_probabilities<E>) {
         using K = child_t<E, 1>;
-        constexpr std::size_t block = std::min<std::size_t>(64, last(extents_of<K>, 1));
+        using kernels::kKeyBlock, kernels::kQueryTile, kernels::kMostQueryRows;
+        constexpr std::size_t block = std::min<std::size_t>(kKeyBlock, last(extents_of<K>, 1));
         constexpr std::size_t dk = last(extents_of<K>), dv = is_attention<E> ? last(extents_of<E>) : 0;
         constexpr std::size_t staged_dv = dv % 16 ? dv : 0;  // not whole AVX-512 vectors: staged
-        constexpr std::size_t tile = std::min<std::size_t>(256, last(extents_of<E>, 1));
-        return sizeof(float) * (block * (dk + staged_dv) + 8 * 64 + tile * (dv + 2));
+        constexpr std::size_t tile = std::min<std::size_t>(kQueryTile, last(extents_of<E>, 1));
+        return sizeof(float) * (block * (dk + staged_dv) + kMostQueryRows * kKeyBlock + tile * (dv + 2));
     } else {
         return 0;
     }
