@@ -1,6 +1,6 @@
 // The comparison binary: the one-core FMA peak of the Highway target ctformer's cases run on is
-// measured here; the cases register themselves from ctformer_workload.cc (once per workload), eigen_peer.cc and
-// onednn_peer.cc files linked in. bench/run.sh runs it.
+// measured here; the cases register themselves from the files linked in: ctformer_workload.cc (once
+// per workload), eigen_peer.cc and onednn_peer.cc. bench/run.sh runs it.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "compare_main.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
