@@ -17,7 +17,7 @@ const std::vector<double> seeds_z{0.669762, 0.330238, 0.330238, 0.669762};
 TEST(ScaledDotProductAttention, SeedsWorkedExample) {
     auto x = ctf::input<"x", 2, 2>();
     const ctf::tensor_map in{{"x", test::identity(2)}};
-    test::expect_near(evaluate(ctf::nn::scaled_dot_product_attention(x, x, x), in), seeds_z, 1e-6);
+    test::expect_close(evaluate(ctf::nn::scaled_dot_product_attention(x, x, x), in), seeds_z, {.atol = 1e-6});
 }
 
 TEST(MultiHeadAttention, SeedsWorkedExampleWithOneHeadAndIdentityWeights) {
@@ -28,7 +28,7 @@ TEST(MultiHeadAttention, SeedsWorkedExampleWithOneHeadAndIdentityWeights) {
                              {"k_proj_weight", test::identity(2)}, {"k_proj_bias", test::filled({2}, 0)},
                              {"v_proj_weight", test::identity(2)}, {"v_proj_bias", test::filled({2}, 0)},
                              {"out_proj.weight", test::identity(2)}, {"out_proj.bias", test::filled({2}, 0)}};
-    test::expect_near(evaluate(ctf::nn::multi_head_attention<one_head>(x), in), seeds_z, 1e-6);
+    test::expect_close(evaluate(ctf::nn::multi_head_attention<one_head>(x), in), seeds_z, {.atol = 1e-6});
 }
 
 TEST(MultiHeadAttention, SeedsExampleShapes) {
@@ -76,7 +76,7 @@ TEST(MultiHeadAttention, HeadsAttendWithTheirOwnColumns) {
             for (int c = 0; c < 2; ++c)
                 for (int j = 0; j < 3; ++j) want[i * 4 + 2 * h + c] += w[j] / sum * xs[j * 4 + 2 * h + c];
         }
-    test::expect_near(evaluate(ctf::nn::multi_head_attention<two_heads>(x), in), want, 1e-9);
+    test::expect_close(evaluate(ctf::nn::multi_head_attention<two_heads>(x), in), want, {.atol = 1e-9});
 }
 
 // GQA with 2 key/value heads serving 4 query heads equals MHA whose K/V projections repeat each
@@ -103,7 +103,7 @@ TEST(MultiHeadAttention, GroupedQueryAttentionEqualsMhaWithRepeatedKeyValueHeads
         big[std::string(p) + "_weight"] = wr;
         big[std::string(p) + "_bias"] = br;
     }
-    test::expect_same(evaluate(grouped, small), evaluate(repeated, big), 1e-12);
+    test::expect_close(evaluate(grouped, small), evaluate(repeated, big), {.atol = 1e-12});
 }
 
 TEST(MultiHeadAttention, MultiQueryAttentionHasOneKeyValueHead) {
@@ -131,7 +131,7 @@ TEST(MultiHeadAttention, KeyPaddingEqualsRemovingTheKey) {
     ctf::host_tensor<float> first_two({2, 2, 4});
     for (std::size_t b = 0; b < 2; ++b) std::copy_n(&in.at("memory")[b * 12], 8, &first_two[b * 8]);
     in["short_memory"] = first_two;
-    test::expect_same(evaluate(masked, in), evaluate(shorter, in), 1e-12);
+    test::expect_close(evaluate(masked, in), evaluate(shorter, in), {.atol = 1e-12});
 }
 
 // With a causal mask, output row i reads only inputs 0..i: changing the last row changes nothing

@@ -45,14 +45,14 @@ TEST(EncoderLayer, PostLayerNormIsNormOfResidualSums) {
         h[0] += 1;
         for (double v : normalized(h)) want.push_back(v);
     }
-    test::expect_near(ctf::reference::evaluate(layer, known_sublayers(layer)), want, 1e-9);
+    test::expect_close(ctf::reference::evaluate(layer, known_sublayers(layer)), want, {.atol = 1e-9});
 }
 
 TEST(EncoderLayer, PreLayerNormAddsSublayersToTheResidual) {
     auto x = ctf::input<"x", 2, 4>();
     auto layer = ctf::nn::encoder_layer<small_pre_ln>(x);
     // y = x + 0 + c
-    test::expect_near(ctf::reference::evaluate(layer, known_sublayers(layer)), {2, 2, 3, 4, 3, 0, 0, -2}, 1e-12);
+    test::expect_close(ctf::reference::evaluate(layer, known_sublayers(layer)), {2, 2, 3, 4, 3, 0, 0, -2}, {.atol = 1e-12});
 }
 
 TEST(EncoderLayer, WithWeightsKeepsTheAttentionWeightsAndTheSameOutput) {
@@ -62,7 +62,7 @@ TEST(EncoderLayer, WithWeightsKeepsTheAttentionWeightsAndTheSameOutput) {
     const ctf::tensor_map in = ctf::reference::random_inputs(layer, 1);
     ctf::reference::evaluator evaluate(in);
     const auto want = ctf::reference::evaluate(layer, in);
-    test::expect_near(evaluate(with_weights), want.data, 0);
+    test::expect_close(evaluate(with_weights), want.data, {.atol = 0});
     const auto& weights = evaluate.intermediate("self_attn.attn_weights");
     ASSERT_EQ(weights.dims, (ctf::dims_t{2, 3, 3}));
     for (std::size_t row = 0; row < 6; ++row)

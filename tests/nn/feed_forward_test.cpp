@@ -16,7 +16,7 @@ TEST(FeedForward, ReluHandComputed) {
     constexpr ctf::nn::config cfg{.d_model = 2, .heads = 1, .d_ff = 3};
     auto x = ctf::input<"x", 1, 2>();
     // relu(hidden) = [1, 0, 0] → y = [1 + 0.1, 4 + 0.2]
-    test::expect_near(ctf::reference::evaluate(ctf::nn::feed_forward<cfg>(x), ffn_inputs()), {1.1, 4.2}, 1e-6);
+    test::expect_close(ctf::reference::evaluate(ctf::nn::feed_forward<cfg>(x), ffn_inputs()), {1.1, 4.2}, {.atol = 1e-6});
 }
 
 TEST(FeedForward, GeluHandComputed) {
@@ -24,8 +24,8 @@ TEST(FeedForward, GeluHandComputed) {
     auto x = ctf::input<"x", 1, 2>();
     // gelu(hidden) = [0.8413447, -0.1542687, 0]
     // y = [0.8413447 - 2·0.1542687 + 0.1, 4·0.8413447 - 5·0.1542687 + 0.2] = [0.6328073, 2.7940353]
-    test::expect_near(ctf::reference::evaluate(ctf::nn::feed_forward<cfg>(x), ffn_inputs()),
-                      {0.6328073, 2.7940353}, 1e-6);
+    test::expect_close(ctf::reference::evaluate(ctf::nn::feed_forward<cfg>(x), ffn_inputs()),
+                      {0.6328073, 2.7940353}, {.atol = 1e-6});
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ using test::tensor;
 void expect_tensor(const ctf::host_tensor<double>& y, const ctf::dims_t& dims,
                    const std::vector<double>& expected) {
     ASSERT_EQ(y.dims, dims);
-    test::expect_near(y, expected, tol);
+    test::expect_close(y, expected, {.atol = tol});
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ auto expect_fused(const G& g, const std::string& fused_line, std::size_t batch =
     EXPECT_EQ(before_text.find(fused_line), std::string::npos) << before_text;
     EXPECT_NE(after_text.find(fused_line), std::string::npos) << after_text;
     const ctf::tensor_map inputs = ctf::reference::random_inputs(g, batch, 7);
-    expect_same(ctf::reference::evaluate(after, inputs), ctf::reference::evaluate(g, inputs), 1e-12);
+    expect_close(ctf::reference::evaluate(after, inputs), ctf::reference::evaluate(g, inputs), {.atol = 1e-12});
     return after;
 }
 

@@ -1,4 +1,4 @@
-// Small helpers for building inputs and comparing results in tests.
+// Small helpers for building inputs in tests (and the comparison, compare.hpp).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,6 +7,8 @@
 #include <vector>
 
 #include <ctformer/ctformer.hpp>
+
+#include "compare.hpp"
 
 namespace test {
 
@@ -24,21 +26,6 @@ inline ctf::host_tensor<float> identity(std::size_t n) {
     ctf::host_tensor<float> t({n, n});
     for (std::size_t i = 0; i < n; ++i) t[i * n + i] = 1;
     return t;
-}
-
-// Every element within tolerance; an expected infinity (a masked score) must match exactly.
-inline void expect_near(const ctf::host_tensor<double>& got, const std::vector<double>& want,
-                        double tolerance) {
-    ASSERT_EQ(got.size(), want.size());
-    for (std::size_t i = 0; i < want.size(); ++i) {
-        if (std::isinf(want[i])) EXPECT_EQ(got[i], want[i]) << "at flat index " << i;
-        else EXPECT_NEAR(got[i], want[i], tolerance) << "at flat index " << i;
-    }
-}
-
-inline void expect_same(const ctf::host_tensor<double>& a, const ctf::host_tensor<double>& b, double tolerance) {
-    ASSERT_EQ(a.dims, b.dims);
-    expect_near(a, b.data, tolerance);
 }
 
 }  // namespace test
