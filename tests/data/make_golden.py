@@ -1,7 +1,11 @@
 #!/usr/bin/python3
-"""Writes the golden files of tests/golden/: PyTorch modules (eval mode, dropout 0) with random
-weights, their inputs and PyTorch's outputs, one .safetensors file per case, in ctformer's names
-after load_state_dict (PyTorch's state_dict names; masks in ctformer's polarity, true = attend).
+"""Writes the golden files of tests/data/golden/: PyTorch modules (eval mode, dropout 0), their
+inputs and PyTorch's outputs, one .safetensors file per case, in ctformer's names after
+load_state_dict (PyTorch's state_dict names; masks in ctformer's polarity, true = attend).
+
+Every parameter is random, not PyTorch's initialisation: biases (which PyTorch starts at zero),
+LayerNorm gains and shifts (which start at 1 and 0), and each layer of a stack its own (which
+TransformerEncoder copies from one layer), so a weight taken from the wrong name changes the output.
 
 Run with Debian's interpreter, which sees python3-torch (not needed by CI: the files are committed):
     /usr/bin/python3 tests/data/make_golden.py tests/data/golden
@@ -29,6 +33,20 @@ def save(path, tensors, metadata):
         f.write(struct.pack("<Q", len(text)) + text + data)
 
 
+def randomize(module):
+    """Every parameter of module drawn anew: weight matrices uniform in ±1/√fan-in, vectors (biases,
+    LayerNorm shifts) in ±0.5, LayerNorm gains in [0.5, 1.5]."""
+    for name, p in module.named_parameters():
+        if p.dim() >= 2:
+            bound = p.shape[-1] ** -0.5
+            p.uniform_(-bound, bound)
+        elif "norm" in name and name.endswith("weight"):
+            p.uniform_(0.5, 1.5)
+        else:
+            p.uniform_(-0.5, 0.5)
+    return module
+
+
 def attend(mask_true_means_masked):
     """PyTorch's masks say True = masked; ctformer's boolean masks say true = attend."""
     return (~mask_true_means_masked).to(torch.float32)
@@ -45,7 +63,7 @@ def mha_cases(out):
     d, heads, batch, length = 32, 4, 2, 7
     for name, causal, padded in [("mha_plain", False, False), ("mha_causal", True, False),
                                  ("mha_causal_padding", True, True)]:
-        mha = torch.nn.MultiheadAttention(d, heads, batch_first=True).eval()
+        mha = randomize(torch.nn.MultiheadAttention(d, heads, batch_first=True).eval())
         x = torch.randn(batch, length, d)
         attn_mask = torch.triu(torch.ones(length, length, dtype=torch.bool), 1) if causal else None
         pad = padding(batch, length) if padded else None
@@ -59,7 +77,7 @@ def mha_cases(out):
         save(os.path.join(out, name + ".safetensors"), tensors, {"module": "nn.MultiheadAttention"})
 
     # cross-attention: 5 queries, 9 keys and values
-    mha = torch.nn.MultiheadAttention(d, heads, batch_first=True).eval()
+    mha = randomize(torch.nn.MultiheadAttention(d, heads, batch_first=True).eval())
     q, kv = torch.randn(batch, 5, d), torch.randn(batch, 9, d)
     y, _ = mha(q, kv, kv, need_weights=False)
     tensors = dict(mha.state_dict())
@@ -71,28 +89,42 @@ def encoder_cases(out):
     d, heads, d_ff, batch, length = 32, 4, 64, 2, 7
     for act in ["relu", "gelu"]:
         for norm_first in [False, True]:
-            layer = torch.nn.TransformerEncoderLayer(d, heads, d_ff, dropout=0.0, activation=act, batch_first=True,
-                                                     norm_first=norm_first).eval()
+            layer = randomize(torch.nn.TransformerEncoderLayer(d, heads, d_ff, dropout=0.0, activation=act,
+                                                               batch_first=True, norm_first=norm_first).eval())
             x = torch.randn(batch, length, d)
             tensors = dict(layer.state_dict())
             tensors.update({"x": x, "expected": layer(x)})
             name = "encoder_layer_%s_%s" % ("pre" if norm_first else "post", act)
             save(os.path.join(out, name + ".safetensors"), tensors, {"module": "nn.TransformerEncoderLayer"})
 
-    layer = torch.nn.TransformerEncoderLayer(d, heads, d_ff, dropout=0.0, batch_first=True)
-    stack = torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False).eval()
-    x = torch.randn(batch, length, d)
-    tensors = dict(stack.state_dict())
-    tensors.update({"x": x, "expected": stack(x)})
-    save(os.path.join(out, "encoder_2_layers.safetensors"), tensors, {"module": "nn.TransformerEncoder"})
+    for layers in [2, 12]:
+        layer = torch.nn.TransformerEncoderLayer(d, heads, d_ff, dropout=0.0, batch_first=True)
+        stack = randomize(torch.nn.TransformerEncoder(layer, num_layers=layers, enable_nested_tensor=False).eval())
+        x = torch.randn(batch, length, d)
+        tensors = dict(stack.state_dict())
+        tensors.update({"x": x, "expected": stack(x)})
+        name = "encoder_%d_layers.safetensors" % layers
+        save(os.path.join(out, name), tensors, {"module": "nn.TransformerEncoder"})
+
+    # BERT's LayerNorm eps (1e-12), where eps matters: the attention's output and the input are small
+    # (about 1e-3), so the first LayerNorm sees a variance near 1e-6, and eps 1e-5 would change it.
+    layer = randomize(torch.nn.TransformerEncoderLayer(d, heads, d_ff, dropout=0.0, activation="gelu",
+                                                       layer_norm_eps=1e-12, batch_first=True).eval())
+    layer.self_attn.out_proj.weight.mul_(1e-3)
+    layer.self_attn.out_proj.bias.mul_(1e-3)
+    x = 1e-3 * torch.randn(batch, length, d)
+    tensors = dict(layer.state_dict())
+    tensors.update({"x": x, "expected": layer(x)})
+    save(os.path.join(out, "encoder_layer_eps_1e-12.safetensors"), tensors,
+         {"module": "nn.TransformerEncoderLayer(layer_norm_eps=1e-12)"})
 
 
 def gqa_case(out):
     """Grouped-query attention, written out with K/V heads repeated (PyTorch 1.13 has no GQA module)."""
     d, heads, groups, batch, length = 32, 4, 2, 2, 7
     d_head = d // heads
-    lin = lambda n_out: torch.nn.Linear(d, n_out)
-    wq, wk, wv, wo = lin(heads * d_head), lin(groups * d_head), lin(groups * d_head), torch.nn.Linear(d, d)
+    lin = lambda n_out: randomize(torch.nn.Linear(d, n_out))
+    wq, wk, wv, wo = lin(heads * d_head), lin(groups * d_head), lin(groups * d_head), lin(d)
     x = torch.randn(batch, length, d)
     split = lambda t, h: t.view(batch, length, h, d_head).transpose(1, 2)
     q, k, v = split(wq(x), heads), split(wk(x), groups), split(wv(x), groups)
