@@ -4,11 +4,13 @@
 //   dict {'descr': '<f4', 'fortran_order': False, 'shape': (2, 10, 512), } padded with spaces to a
 //   multiple of 64 bytes and ending in '\n'; then the values.
 //
-// read_npy takes what numpy.save writes for a float32 array; anything else (another dtype, Fortran
-// order, a short file) throws file_error naming the file. write_npy writes version 1.0.
+// read_npy takes what numpy.save writes for a float32 array, little- or big-endian ('<f4', '>f4');
+// anything else (another dtype, Fortran order, a short file) throws file_error naming the file.
+// write_npy writes version 1.0.
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <cstring>
@@ -87,7 +89,8 @@ inline host_tensor<float> npy_from_bytes(const std::string& name, std::span<cons
     if (data_begin > bytes.size()) throw file_error(name, "", "truncated: the .npy header runs past the end");
     const std::string_view header(text + 8 + length_bytes, header_length);
     const std::string_view descr = detail::npy_field(header, "descr", name);
-    if (descr != "'<f4'") throw file_error(name, "", "dtype " + std::string(descr) + " is not float32 ('<f4')");
+    if (descr != "'<f4'" && descr != "'>f4'")
+        throw file_error(name, "", "dtype " + std::string(descr) + " is not float32 ('<f4')");
     if (detail::npy_field(header, "fortran_order", name) != "False")
         throw file_error(name, "", "Fortran order; save a C-order array (numpy.ascontiguousarray)");
     const dims_t dims = detail::npy_shape(detail::npy_field(header, "shape", name), name);
@@ -97,6 +100,8 @@ inline host_tensor<float> npy_from_bytes(const std::string& name, std::span<cons
                                        std::to_string(available) + " bytes of data the file has");
     host_tensor<float> t(dims);
     if (t.size()) std::memcpy(t.data.data(), text + data_begin, t.size() * sizeof(float));
+    if (descr == "'>f4'")
+        for (float& v : t.data) v = std::bit_cast<float>(__builtin_bswap32(std::bit_cast<std::uint32_t>(v)));
     return t;
 }
 
