@@ -1,7 +1,7 @@
 // ctformer-run, the command-line runner, as a user runs it: weights with PyTorch's names written to
 // .safetensors, an input .npy, and the output read back. Each configuration against the reference
-// evaluator (or, for the 6-layer encoder, against six runs of one layer); padding, unbatched inputs,
-// attention weights and every way the command line or the files can be wrong.
+// evaluator; padding, unbatched inputs, attention weights and every way the command line or the
+// files can be wrong.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,6 +14,7 @@
 #include <ctformer/runtime/safetensors.hpp>
 
 #include "support/command.hpp"
+#include "support/compare.hpp"
 
 namespace {
 
@@ -72,13 +73,9 @@ ctf::host_tensor<float> first_rows(ctf::host_tensor<float> t, ctf::dims_t dims) 
     return t;
 }
 
-template <class T>
-void expect_close(const ctf::host_tensor<float>& got, const ctf::host_tensor<T>& want, double tolerance = 1e-4) {
-    ASSERT_EQ(got.dims, want.dims);
-    double worst = 0;
-    for (std::size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(double(got[i]) - double(want[i])));
-    EXPECT_LE(worst, tolerance);
-}
+// Encoder outputs (LayerNorm rows) and attention weights are O(1): fp32 against the double
+// reference within 1e-5 + 1e-4·|want|.
+constexpr test::tolerance fp32_model{.atol = 1e-5, .rtol = 1e-4};
 
 TEST(CtformerRun, SeedsLayerWithAttentionWeightsMatchesTheReference) {
     auto graph = ctf::nn::encoder_layer_with_weights<seeds>(ctf::input<"x", ctf::batch, 10, 512>());
@@ -90,13 +87,15 @@ TEST(CtformerRun, SeedsLayerWithAttentionWeightsMatchesTheReference) {
     EXPECT_NE(run.printed.find("padded to 128"), std::string::npos) << run.printed;
     ctf::reference::evaluator evaluate(tensors);
     const ctf::host_tensor<float> y = ctf::read_npy(in_temp("seeds_y.npy"));
-    expect_close(y, evaluate(graph));
-    expect_close(ctf::read_npy(in_temp("seeds_a.npy")), evaluate.intermediate("self_attn.attn_weights"));
+    test::expect_close(y, evaluate(graph), fp32_model, "seeds-layer");
+    test::expect_close(ctf::read_npy(in_temp("seeds_a.npy")), evaluate.intermediate("self_attn.attn_weights"),
+                       fp32_model, "seeds-layer attention weights");
 
     // The first sequence alone, without a batch dimension: the same rows.
     ctf::write_npy(in_temp("seeds_x1.npy"), first_rows(tensors.at("x"), {10, 512}));
     ASSERT_EQ(ctformer_run(files("seeds", "seeds_x1", "seeds_y1")).status, 0);
-    expect_close(ctf::read_npy(in_temp("seeds_y1.npy")), first_rows(y, {10, 512}), 1e-6);
+    test::expect_close(ctf::read_npy(in_temp("seeds_y1.npy")), first_rows(y, {10, 512}), {.atol = 1e-6},
+                       "one sequence, unbatched");
 }
 
 TEST(CtformerRun, BertBaseLayerMatchesTheReference) {
@@ -105,24 +104,18 @@ TEST(CtformerRun, BertBaseLayerMatchesTheReference) {
     ctf::write_npy(in_temp("bert_x.npy"), tensors.at("x"));
     const outcome run = ctformer_run(files("bert", "bert_x", "bert_y") + " --config bert-base-layer");
     ASSERT_EQ(run.status, 0) << run.printed;
-    expect_close(ctf::read_npy(in_temp("bert_y.npy")), ctf::reference::evaluate(graph, tensors));
+    test::expect_close(ctf::read_npy(in_temp("bert_y.npy")), ctf::reference::evaluate(graph, tensors), fp32_model,
+                       "bert-base-layer");
 }
 
-TEST(CtformerRun, SixLayerEncoderIsSixLayersInTurn) {
-    auto layer = ctf::nn::encoder_layer<seeds>(ctf::input<"x", ctf::batch, 7, 512>());
-    ctf::tensor_map stack;
-    for (int i = 0; i < 6; ++i) {
-        const ctf::tensor_map tensors = write_weights(layer, 2, "layer", 20 + i);
-        if (i == 0) ctf::write_npy(in_temp("stack_x.npy"), tensors.at("x"));
-        const std::string input = i == 0 ? "stack_x" : "layer_y" + std::to_string(i - 1);
-        ASSERT_EQ(ctformer_run(files("layer", input, "layer_y" + std::to_string(i))).status, 0);
-        for (const auto& [name, t] : ctf::safetensors_file(in_temp("layer.safetensors")).tensors())
-            stack["layers." + std::to_string(i) + "." + name] = t;
-    }
-    ctf::write_safetensors(in_temp("stack.safetensors"), stack);
+TEST(CtformerRun, SixLayerEncoderMatchesTheReference) {
+    auto graph = ctf::nn::encoder<seeds, 6>(ctf::input<"x", ctf::batch, 7, 512>());
+    const ctf::tensor_map tensors = write_weights(graph, 2, "stack");  // every layer its own weights
+    ctf::write_npy(in_temp("stack_x.npy"), tensors.at("x"));
     const outcome run = ctformer_run(files("stack", "stack_x", "stack_y") + " --config encoder-6");
     ASSERT_EQ(run.status, 0) << run.printed;
-    expect_close(ctf::read_npy(in_temp("stack_y.npy")), ctf::read_npy(in_temp("layer_y5.npy")), 1e-5);
+    test::expect_close(ctf::read_npy(in_temp("stack_y.npy")), ctf::reference::evaluate(graph, tensors), fp32_model,
+                       "encoder-6");
 }
 
 TEST(CtformerRun, ExplainAlonePrintsThePlan) {
