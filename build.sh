@@ -60,6 +60,7 @@ if [[ $what == sanitize ]]; then
         -DCMAKE_CXX_FLAGS="-O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -DHWY_DISABLED_TARGETS=6528"
     cmake --build build-sanitize -j "$jobs"
     ctest --test-dir build-sanitize -j "$jobs" --output-on-failure
+    build-sanitize/tests/kernel_tests --gtest_filter=HighwayTargets.* | grep "^Highway targets"
     exit
 fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
@@ -69,4 +70,5 @@ if [[ $what == demo ]]; then
 else
     cmake --build build -j "$jobs"
     ctest --test-dir build -j "$jobs" --output-on-failure
+    build/tests/kernel_tests --gtest_filter=HighwayTargets.* | grep "^Highway targets"
 fi

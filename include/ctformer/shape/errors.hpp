@@ -33,6 +33,8 @@ template <int N> struct kv_heads_is {};
 template <int N> struct d_model_is {};
 template <int N> struct d_ff_is {};
 template <int N> struct layers_is {};
+template <fixed_string Name> struct target_is {};
+template <fixed_string Flags> struct pass_flags {};
 
 // ---- declarations ---------------------------------------------------------------------------------
 template <class Shape> struct CTF_BATCH_EXTENT_MUST_COME_FIRST;
@@ -68,5 +70,8 @@ template <class Key, class Value> struct CTF_KEY_AND_VALUE_LENGTHS_DIFFER;
 template <class Query, class Key> struct CTF_QUERY_AND_KEY_BATCH_DIFFER;
 template <class Query, class Key, class Value> struct CTF_ATTENTION_INPUTS_DO_NOT_FIT;
 template <class Layers> struct CTF_ENCODER_NEEDS_ONE_LAYER_OR_MORE;
+
+// ---- compiling ------------------------------------------------------------------------------------
+template <class Target, class Flags> struct CTF_COMPILE_FOR_AN_EMULATED_TARGET_PASS_SIMD_FLAGS;
 
 }  // namespace ctformer
