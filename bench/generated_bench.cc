@@ -16,11 +16,7 @@ namespace {
 const auto graph = ctformer_declare_model<ctformer_model_params>();
 constexpr std::size_t batch = 8;
 
-double plan_flops() {
-    double flops = 0;
-    for (const auto& step : ctf::plan::steps(ctf::passes::fuse(graph), batch)) flops += step.flops;
-    return flops;
-}
+double plan_flops() { return ctf::compile(graph).program().flops({batch}); }
 
 template <class Model>
 void run(benchmark::State& state, Model& model) {

@@ -26,7 +26,7 @@ static void gemm(benchmark::State& state) {
     for (auto* t : {&a, &w, &bias})
         for (float& x : *t) x = uniform(rng);
     const auto packed = kt::pack_weight<N, K>(w.data(), bias.data());
-    using epilogue = ctformer::kernels::epilogue<true, ctformer::kernels::activation::none, false>;
+    using epilogue = ctformer::epilogue<true, ctformer::activation::none, false>;
     for (auto _ : state) {
         kt::gemm<N, K, epilogue>(m, a.data(), packed, c.data(), {bias.data(), nullptr});
         benchmark::DoNotOptimize(c.data());
@@ -39,7 +39,7 @@ BENCHMARK(gemm<512, 2048>)->Name("ctformer/gemm/M1024_N512_K2048/threads:1");
 // S1's 20 tokens: few rows per weight, whose 4 MB come from L3 on every call.
 BENCHMARK(gemm<2048, 512, 20>)->Name("ctformer/gemm/M20_N2048_K512/threads:1");
 
-template <std::size_t L, ctformer::kernels::causal Causal>
+template <std::size_t L, ctformer::causality Causal>
 static void attention(benchmark::State& state) {
     constexpr std::size_t dk = 64;
     std::mt19937 rng(1);
@@ -47,7 +47,9 @@ static void attention(benchmark::State& state) {
     std::vector<float> q(L * dk), k(L * dk), v(L * dk), out(L * dk);
     for (auto* t : {&q, &k, &v})
         for (float& x : *t) x = uniform(rng);
-    kt::attention_scratch<L, L, dk, dk> scratch;
+    using scratch_type = kt::attention_scratch<L, L, dk, dk>;
+    const auto memory = hwy::AllocateAligned<std::byte>(scratch_type::bytes());
+    scratch_type scratch(memory.get());
     const ctformer::kernels::attention_args args{0.125f, nullptr};
     for (auto _ : state) {
         kt::attention<L, L, dk, dk, Causal>(q.data(), k.data(), v.data(), out.data(), args, scratch);
@@ -82,10 +84,10 @@ BENCHMARK(unfused_attention<10>)->Name("unfused/attention/L10_dk64/threads:1");
 BENCHMARK(unfused_attention<128>)->Name("unfused/attention/L128_dk64/threads:1");
 BENCHMARK(unfused_attention<512>)->Name("unfused/attention/L512_dk64/threads:1");
 
-using ctformer::kernels::causal;
-BENCHMARK(attention<10, causal::none>)->Name("ctformer/attention/L10_dk64/threads:1");
-BENCHMARK(attention<128, causal::none>)->Name("ctformer/attention/L128_dk64/threads:1");
-BENCHMARK(attention<512, causal::none>)->Name("ctformer/attention/L512_dk64/threads:1");
-BENCHMARK(attention<512, causal::top_left>)->Name("ctformer/attention/L512_dk64_causal/threads:1");
+using ctformer::causality;
+BENCHMARK(attention<10, causality::none>)->Name("ctformer/attention/L10_dk64/threads:1");
+BENCHMARK(attention<128, causality::none>)->Name("ctformer/attention/L128_dk64/threads:1");
+BENCHMARK(attention<512, causality::none>)->Name("ctformer/attention/L512_dk64/threads:1");
+BENCHMARK(attention<512, causality::top_left>)->Name("ctformer/attention/L512_dk64_causal/threads:1");
 
 BENCHMARK_MAIN();

@@ -28,9 +28,7 @@ void run_model(benchmark::State& state, const Graph& graph, std::size_t batch) {
         model.run(inputs, output, {.threads = threads});
         benchmark::DoNotOptimize(output.data.data());
     }
-    double flops = 0;
-    for (const auto& step : ctf::plan::steps(model.fused(), batch)) flops += step.flops;
-    state.counters["GFLOP/s"] = gflops(flops);
+    state.counters["GFLOP/s"] = gflops(model.program().flops({batch}));
 }
 
 void s1_mha(benchmark::State& state) { run_model(state, ctf::nn::multi_head_attention<base>(tokens<10>()), 2); }

@@ -1,8 +1,9 @@
 // The generator of one model, built by ctformer_add_model from the model's declaration
 // (CTFORMER_MODEL_SOURCE) and the parameters ctformer-gen checked (CTFORMER_PARAMS_HEADER). Writes
-// NAME.hpp, NAME.cpp, NAME.plan.txt and NAME.dot into --output-dir. CTFORMER_GEN_DEBUG prints more
-// on stderr: 1 the fused groups (each binding's kernels), 2 and the tree after each fusion pass,
-// 3 and the generated source.
+// NAME.hpp, NAME.cpp, NAME.plan.txt and NAME.dot into --output-dir, all from the model's program as
+// this generator's own (static) target lowers it; every target's program has the same steps.
+// CTFORMER_GEN_DEBUG prints more on stderr: 1 the plan's table, 2 and the tree after each fusion
+// pass, 3 and the generated source.
 #include CTFORMER_PARAMS_HEADER
 #include CTFORMER_MODEL_SOURCE
 
@@ -14,6 +15,7 @@
 #include <string_view>
 
 #include <ctformer/inspect/dot.hpp>
+#include <ctformer/runtime/model-inl.h>
 
 #include "emit.hpp"
 
@@ -34,17 +36,9 @@ inline void write_file(const std::filesystem::path& path, const std::string& tex
 }
 
 template <ctformer::operand G>
-std::string fused_groups(const G& graph) {
-    std::string text;
-    for (const std::vector<plan::step>& group : plan::steps_by_binding(passes::fuse(graph), 1))
-        for (const plan::step& s : group) text += s.writes + ": " + s.kernel + " " + s.shape + "\n";
-    return text;
-}
-
-template <ctformer::operand G>
 int generator_main(const G& graph, const model_info& info, int argc, char** argv) {
     const std::string_view usage = " --output-dir DIR\n  writes NAME.hpp, NAME.cpp, NAME.plan.txt and NAME.dot into DIR\n"
-                                   "  CTFORMER_GEN_DEBUG=1|2|3 prints the fused groups | and the tree after each pass"
+                                   "  CTFORMER_GEN_DEBUG=1|2|3 prints the plan | and the tree after each pass"
                                    " | and the generated source\n";
     if (argc != 3 || std::string_view(argv[1]) != "--output-dir") {
         std::cerr << "usage: " << argv[0] << usage;
@@ -52,14 +46,15 @@ int generator_main(const G& graph, const model_info& info, int argc, char** argv
     }
     try {
         const std::filesystem::path dir = argv[2];
-        const std::string header = emit_header(graph, info), source = emit_source(graph, info);
-        const std::string plan = "# " + info.name + ": " + info.source + " (" + info.params_text + ")\n" + explain(graph, 1);
+        const runtime::HWY_NAMESPACE::model<G> model(graph);
+        const std::string header = emit_header(graph, info), source = emit_source(model.program(), info);
+        const std::string plan = "# " + info.name + ": " + info.source + " (" + info.params_text + ")\n" + model.explain(1);
         write_file(dir / (info.name + ".hpp"), header);
         write_file(dir / (info.name + ".cpp"), source);
         write_file(dir / (info.name + ".plan.txt"), plan);
-        write_file(dir / (info.name + ".dot"), to_dot(passes::fuse(graph), 1));
+        write_file(dir / (info.name + ".dot"), to_dot(model.program(), {1}));
         const int level = debug_level();
-        if (level >= 1) std::cerr << "== " << info.name << ": fused groups ==\n" << fused_groups(graph);
+        if (level >= 1) std::cerr << "== " << info.name << ": plan ==\n" << plan_table(model.program(), {1});
         if (level >= 2) std::cerr << plan;
         if (level >= 3) std::cerr << "== " << info.name << ".hpp ==\n" << header << "== " << info.name << ".cpp ==\n" << source;
         return 0;

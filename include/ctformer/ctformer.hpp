@@ -16,6 +16,7 @@
 #include "dsl/ops/mask.hpp"
 #include "dsl/ops/matmul.hpp"
 #include "dsl/ops/softmax.hpp"
+#include "dsl/repeat.hpp"
 #include "dsl/tensor.hpp"
 #include "reference/evaluate.hpp"
 #include "runtime/errors.hpp"

@@ -2,8 +2,8 @@
 // declaration or the PARAMS of ctformer_add_model, and build again.
 //
 // Compiled once for each Highway target (foreach_target). The target is chosen once, when a
-// seeds_mha is made (HWY_DYNAMIC_DISPATCH); each call then runs that target's steps below, one call
-// per binding of the fused graph, with no further dispatch.
+// seeds_mha is made (HWY_DYNAMIC_DISPATCH); each call then runs that target's steps below, the
+// model's program one step at a time, with no further dispatch.
 #ifndef CTFORMER_GENERATED_SEEDS_MHA_DECLARED
 #define CTFORMER_GENERATED_SEEDS_MHA_DECLARED
 #include "seeds_mha.hpp"
@@ -27,38 +27,14 @@ public:
 
     void run(const ctformer::tensor_map& inputs, ctformer::host_tensor<float>& output,
              const ctformer::runtime::run_options& options) const override {
-        auto steps = model_.start(inputs, output, options);
-        // let qkv(q_proj_weight) [B,_10,_1536] =
-        //   gemm epilogue: +bias [B,_10,_1536]
-        //     input x [B,_10,_512]
-        //     concat [_1536,_512]
-        //       weight q_proj_weight [_512,_512]
-        //       weight k_proj_weight [_512,_512]
-        //       weight v_proj_weight [_512,_512]
-        //     concat [_1536]
-        //       weight q_proj_bias [_512]
-        //       weight k_proj_bias [_512]
-        //       weight v_proj_bias [_512]
-        // kernel gemm [B,_10,_1536], 15.729 MFLOP at B=1, epilogue: +bias
-        steps.binding<0>();
-        // result [B,_10,_512] =
-        //   gemm epilogue: +bias [B,_10,_512]
-        //     merge_heads [B,_10,_512]
-        //       fused_attention scale=0.125 [B,_8,_10,_64]
-        //         split_heads [B,_8,_10,_64]
-        //           columns 0:512 [B,_10,_512]
-        //             %qkv(q_proj_weight) [B,_10,_1536]
-        //         split_heads [B,_8,_10,_64]
-        //           columns 512:1024 [B,_10,_512]
-        //             %qkv(q_proj_weight) [B,_10,_1536]
-        //         split_heads [B,_8,_10,_64]
-        //           columns 1024:1536 [B,_10,_512]
-        //             %qkv(q_proj_weight) [B,_10,_1536]
-        //     weight out_proj.weight [_512,_512]
-        //     weight out_proj.bias [_512]
-        // kernel fused_attention (heads merged) [B,_10,_512], 0.205 MFLOP at B=1, scale=0.125
-        // kernel gemm [B,_10,_512], 5.243 MFLOP at B=1, epilogue: +bias
-        steps.finish();
+        auto run = model_.start(inputs, output, options);
+        // step 0: gemm [B,_10,_1536] x -> qkv(q_proj_weight), 15.729 MFLOP at B=1, epilogue: +bias
+        run.step(0);
+        // step 1: fused_attention (heads merged) [B,_10,_512] qkv(q_proj_weight) -> #1, 0.205 MFLOP at B=1, scale=0.125
+        run.step(1);
+        // step 2: gemm [B,_10,_512] #1 -> result, 5.243 MFLOP at B=1, epilogue: +bias
+        run.step(2);
+        run.finish();
     }
 
     std::string explain(std::size_t batch) const override { return model_.explain(batch); }

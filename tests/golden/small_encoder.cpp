@@ -2,8 +2,8 @@
 // declaration or the PARAMS of ctformer_add_model, and build again.
 //
 // Compiled once for each Highway target (foreach_target). The target is chosen once, when a
-// small_encoder is made (HWY_DYNAMIC_DISPATCH); each call then runs that target's steps below, one call
-// per binding of the fused graph, with no further dispatch.
+// small_encoder is made (HWY_DYNAMIC_DISPATCH); each call then runs that target's steps below, the
+// model's program one step at a time, with no further dispatch.
 #ifndef CTFORMER_GENERATED_SMALL_ENCODER_DECLARED
 #define CTFORMER_GENERATED_SMALL_ENCODER_DECLARED
 #include "small_encoder.hpp"
@@ -27,127 +27,25 @@ public:
 
     void run(const ctformer::tensor_map& inputs, ctformer::host_tensor<float>& output,
              const ctformer::runtime::run_options& options) const override {
-        auto steps = model_.start(inputs, output, options);
-        // let layers.0.norm1 [B,_16,_64] =
-        //   layer_norm eps=1e-05 [B,_16,_64]
-        //     input x [B,_16,_64]
-        //     weight layers.0.norm1.weight [_64]
-        //     weight layers.0.norm1.bias [_64]
-        // kernel layer_norm [B,_16,_64], 0.008 MFLOP at B=1, eps=1e-05
-        steps.binding<0>();
-        // let qkv(layers.0.self_attn.q_proj_weight) [B,_16,_128] =
-        //   gemm epilogue: +bias [B,_16,_128]
-        //     %layers.0.norm1 [B,_16,_64]
-        //     concat [_128,_64]
-        //       weight layers.0.self_attn.q_proj_weight [_64,_64]
-        //       weight layers.0.self_attn.k_proj_weight [_32,_64]
-        //       weight layers.0.self_attn.v_proj_weight [_32,_64]
-        //     concat [_128]
-        //       weight layers.0.self_attn.q_proj_bias [_64]
-        //       weight layers.0.self_attn.k_proj_bias [_32]
-        //       weight layers.0.self_attn.v_proj_bias [_32]
-        // kernel gemm [B,_16,_128], 0.262 MFLOP at B=1, epilogue: +bias
-        steps.binding<1>();
-        // let layers.0.residual1 [B,_16,_64] =
-        //   gemm epilogue: +bias +residual [B,_16,_64]
-        //     merge_heads [B,_16,_64]
-        //       fused_attention scale=0.25 key_padding [B,_4,_16,_16]
-        //         split_heads [B,_4,_16,_16]
-        //           columns 0:64 [B,_16,_64]
-        //             %qkv(layers.0.self_attn.q_proj_weight) [B,_16,_128]
-        //         expand_heads [B,_4,_16,_16]
-        //           split_heads [B,_2,_16,_16]
-        //             columns 64:96 [B,_16,_32]
-        //               %qkv(layers.0.self_attn.q_proj_weight) [B,_16,_128]
-        //         expand_heads [B,_4,_16,_16]
-        //           split_heads [B,_2,_16,_16]
-        //             columns 96:128 [B,_16,_32]
-        //               %qkv(layers.0.self_attn.q_proj_weight) [B,_16,_128]
-        //         bool input key_padding [B,_16]
-        //     weight layers.0.self_attn.out_proj.weight [_64,_64]
-        //     weight layers.0.self_attn.out_proj.bias [_64]
-        //     input x [B,_16,_64]
-        // kernel fused_attention (heads merged) [B,_16,_64], 0.066 MFLOP at B=1, scale=0.25 key_padding
-        // kernel gemm [B,_16,_64], 0.131 MFLOP at B=1, epilogue: +bias +residual
-        steps.binding<2>();
-        // let layers.0.output [B,_16,_64] =
-        //   gemm epilogue: +bias +residual [B,_16,_64]
-        //     gemm epilogue: +bias gelu [B,_16,_128]
-        //       layer_norm eps=1e-05 [B,_16,_64]
-        //         %layers.0.residual1 [B,_16,_64]
-        //         weight layers.0.norm2.weight [_64]
-        //         weight layers.0.norm2.bias [_64]
-        //       weight layers.0.linear1.weight [_128,_64]
-        //       weight layers.0.linear1.bias [_128]
-        //     weight layers.0.linear2.weight [_64,_128]
-        //     weight layers.0.linear2.bias [_64]
-        //     %layers.0.residual1 [B,_16,_64]
-        // kernel layer_norm [B,_16,_64], 0.008 MFLOP at B=1, eps=1e-05
-        // kernel gemm [B,_16,_128], 0.262 MFLOP at B=1, epilogue: +bias gelu
-        // kernel gemm [B,_16,_64], 0.262 MFLOP at B=1, epilogue: +bias +residual
-        steps.binding<3>();
-        // let layers.1.norm1 [B,_16,_64] =
-        //   layer_norm eps=1e-05 [B,_16,_64]
-        //     %layers.0.output [B,_16,_64]
-        //     weight layers.1.norm1.weight [_64]
-        //     weight layers.1.norm1.bias [_64]
-        // kernel layer_norm [B,_16,_64], 0.008 MFLOP at B=1, eps=1e-05
-        steps.binding<4>();
-        // let qkv(layers.1.self_attn.q_proj_weight) [B,_16,_128] =
-        //   gemm epilogue: +bias [B,_16,_128]
-        //     %layers.1.norm1 [B,_16,_64]
-        //     concat [_128,_64]
-        //       weight layers.1.self_attn.q_proj_weight [_64,_64]
-        //       weight layers.1.self_attn.k_proj_weight [_32,_64]
-        //       weight layers.1.self_attn.v_proj_weight [_32,_64]
-        //     concat [_128]
-        //       weight layers.1.self_attn.q_proj_bias [_64]
-        //       weight layers.1.self_attn.k_proj_bias [_32]
-        //       weight layers.1.self_attn.v_proj_bias [_32]
-        // kernel gemm [B,_16,_128], 0.262 MFLOP at B=1, epilogue: +bias
-        steps.binding<5>();
-        // let layers.1.residual1 [B,_16,_64] =
-        //   gemm epilogue: +bias +residual [B,_16,_64]
-        //     merge_heads [B,_16,_64]
-        //       fused_attention scale=0.25 key_padding [B,_4,_16,_16]
-        //         split_heads [B,_4,_16,_16]
-        //           columns 0:64 [B,_16,_64]
-        //             %qkv(layers.1.self_attn.q_proj_weight) [B,_16,_128]
-        //         expand_heads [B,_4,_16,_16]
-        //           split_heads [B,_2,_16,_16]
-        //             columns 64:96 [B,_16,_32]
-        //               %qkv(layers.1.self_attn.q_proj_weight) [B,_16,_128]
-        //         expand_heads [B,_4,_16,_16]
-        //           split_heads [B,_2,_16,_16]
-        //             columns 96:128 [B,_16,_32]
-        //               %qkv(layers.1.self_attn.q_proj_weight) [B,_16,_128]
-        //         bool input key_padding [B,_16]
-        //     weight layers.1.self_attn.out_proj.weight [_64,_64]
-        //     weight layers.1.self_attn.out_proj.bias [_64]
-        //     %layers.0.output [B,_16,_64]
-        // kernel fused_attention (heads merged) [B,_16,_64], 0.066 MFLOP at B=1, scale=0.25 key_padding
-        // kernel gemm [B,_16,_64], 0.131 MFLOP at B=1, epilogue: +bias +residual
-        steps.binding<6>();
-        // let layers.1.output [B,_16,_64] =
-        //   gemm epilogue: +bias +residual [B,_16,_64]
-        //     gemm epilogue: +bias gelu [B,_16,_128]
-        //       layer_norm eps=1e-05 [B,_16,_64]
-        //         %layers.1.residual1 [B,_16,_64]
-        //         weight layers.1.norm2.weight [_64]
-        //         weight layers.1.norm2.bias [_64]
-        //       weight layers.1.linear1.weight [_128,_64]
-        //       weight layers.1.linear1.bias [_128]
-        //     weight layers.1.linear2.weight [_64,_128]
-        //     weight layers.1.linear2.bias [_64]
-        //     %layers.1.residual1 [B,_16,_64]
-        // kernel layer_norm [B,_16,_64], 0.008 MFLOP at B=1, eps=1e-05
-        // kernel gemm [B,_16,_128], 0.262 MFLOP at B=1, epilogue: +bias gelu
-        // kernel gemm [B,_16,_64], 0.262 MFLOP at B=1, epilogue: +bias +residual
-        steps.binding<7>();
-        // result [B,_16,_64] =
-        //   %layers.1.output [B,_16,_64]
-        // no kernel: a view of its operand
-        steps.finish();
+        auto run = model_.start(inputs, output, options);
+        // ×2 (layers.0. … layers.1.): %input = x, then the previous iteration's output
+        for (int layer = 0; layer < 2; ++layer) {
+            // step 0: layer_norm [B,_16,_64] layers.{i}.input -> layers.{i}.norm1, 0.008 MFLOP at B=1, eps=1e-05
+            run.step(0, layer);
+            // step 1: gemm [B,_16,_128] layers.{i}.norm1 -> layers.{i}.qkv(self_attn.q_proj_weight), 0.262 MFLOP at B=1, epilogue: +bias
+            run.step(1, layer);
+            // step 2: fused_attention (heads merged) [B,_16,_64] layers.{i}.qkv(self_attn.q_proj_weight) key_padding -> layers.{i}.#2, 0.066 MFLOP at B=1, scale=0.25 key_padding
+            run.step(2, layer);
+            // step 3: gemm [B,_16,_64] layers.{i}.#2 layers.{i}.input -> layers.{i}.residual1, 0.131 MFLOP at B=1, epilogue: +bias +residual
+            run.step(3, layer);
+            // step 4: layer_norm [B,_16,_64] layers.{i}.residual1 -> layers.{i}.#4, 0.008 MFLOP at B=1, eps=1e-05
+            run.step(4, layer);
+            // step 5: gemm [B,_16,_128] layers.{i}.#4 -> layers.{i}.#5, 0.262 MFLOP at B=1, epilogue: +bias gelu
+            run.step(5, layer);
+            // step 6: gemm [B,_16,_64] layers.{i}.#5 layers.{i}.residual1 -> layers.{i}.output, 0.262 MFLOP at B=1, epilogue: +bias +residual
+            run.step(6, layer);
+        }
+        run.finish();
     }
 
     std::string explain(std::size_t batch) const override { return model_.explain(batch); }

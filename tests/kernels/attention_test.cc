@@ -25,21 +25,21 @@ namespace k = ctformer::kernels;
 namespace kt = ctformer::kernels::HWY_NAMESPACE;
 
 // The reference, in the DSL, with the masks the kernel applies.
-template <k::causal Causal, bool Padding, class Q, class K, class V, class P>
+template <causality Causal, bool Padding, class Q, class K, class V, class P>
 auto reference_attention(Q q, K key, V v, P pad) {
     auto causal_mask = [] {
-        if constexpr (Causal == k::causal::bottom_right) return causal_bottom_right;
+        if constexpr (Causal == causality::bottom_right) return causal_bottom_right;
         else return causal;
     };
     using nn::scaled_dot_product_attention;
-    if constexpr (Causal == k::causal::none && !Padding) return scaled_dot_product_attention(q, key, v);
-    else if constexpr (Causal == k::causal::none) return scaled_dot_product_attention(q, key, v, key_padding(pad));
+    if constexpr (Causal == causality::none && !Padding) return scaled_dot_product_attention(q, key, v);
+    else if constexpr (Causal == causality::none) return scaled_dot_product_attention(q, key, v, key_padding(pad));
     else if constexpr (!Padding) return scaled_dot_product_attention(q, key, v, causal_mask());
     else return scaled_dot_product_attention(q, key, v, causal_mask(), key_padding(pad));
 }
 
 // logit_scale multiplies q: 30 puts logits near ±90, where a naive exp overflows.
-template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, k::causal Causal = k::causal::none,
+template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causality Causal = causality::none,
           bool Padding = false>
 void check(float logit_scale = 1.0f, std::vector<float> pad_values = {}) {
     auto q = input<"q", int(Lq), int(Dk)>();
@@ -54,11 +54,11 @@ void check(float logit_scale = 1.0f, std::vector<float> pad_values = {}) {
     in["pad"] = host_tensor<float>({Lk}, pad_values.empty() ? std::vector<float>(Lk, 1.0f) : pad_values);
     const auto want = reference::evaluate(expr, in);
 
-    std::vector<std::uint8_t> attend(Lk);
-    for (std::size_t j = 0; j < Lk; ++j) attend[j] = in.at("pad")[j] != 0;
     const float scale = static_cast<float>(1.0 / std::sqrt(double(Dk)));
-    const k::attention_args args{scale, Padding ? attend.data() : nullptr};
-    kt::attention_scratch<Lq, Lk, Dk, Dv> scratch;
+    const k::attention_args args{scale, Padding ? in.at("pad").data.data() : nullptr};
+    using scratch_type = kt::attention_scratch<Lq, Lk, Dk, Dv>;
+    const auto memory = hwy::AllocateAligned<std::byte>(scratch_type::bytes());
+    scratch_type scratch(memory.get());
     std::vector<float> got(Lq * Dv, -12345.0f);
     kt::attention<Lq, Lk, Dk, Dv, Causal>(in.at("q").data.data(), in.at("k").data.data(),
                                           in.at("v").data.data(), got.data(), args, scratch);
@@ -77,27 +77,27 @@ void TestShapes() {
 }
 
 void TestCausal() {
-    check<10, 10, 64, 64, k::causal::top_left>();
-    check<129, 129, 32, 32, k::causal::top_left>();
-    check<5, 70, 16, 16, k::causal::top_left>();
-    check<5, 70, 16, 16, k::causal::bottom_right>();
-    check<70, 5, 16, 16, k::causal::bottom_right>();  // the first 65 queries see no key: zeros
-    check<70, 5, 16, 16, k::causal::top_left>();
-    check<300, 260, 64, 64, k::causal::top_left>();  // two query tiles over five key blocks
+    check<10, 10, 64, 64, causality::top_left>();
+    check<129, 129, 32, 32, causality::top_left>();
+    check<5, 70, 16, 16, causality::top_left>();
+    check<5, 70, 16, 16, causality::bottom_right>();
+    check<70, 5, 16, 16, causality::bottom_right>();  // the first 65 queries see no key: zeros
+    check<70, 5, 16, 16, causality::top_left>();
+    check<300, 260, 64, 64, causality::top_left>();  // two query tiles over five key blocks
 }
 
 void TestPaddingAndFullyMaskedRows() {
-    check<6, 9, 16, 16, k::causal::none, true>(1.0f, {1, 0, 1, 1, 0, 0, 1, 1, 0});
-    check<6, 9, 16, 16, k::causal::none, true>(1.0f, std::vector<float>(9, 0.0f));  // all masked: zeros
-    check<6, 9, 16, 16, k::causal::top_left, true>(1.0f, {0, 0, 1, 1, 0, 0, 1, 1, 0});  // rows 0, 1: zeros
+    check<6, 9, 16, 16, causality::none, true>(1.0f, {1, 0, 1, 1, 0, 0, 1, 1, 0});
+    check<6, 9, 16, 16, causality::none, true>(1.0f, std::vector<float>(9, 0.0f));  // all masked: zeros
+    check<6, 9, 16, 16, causality::top_left, true>(1.0f, {0, 0, 1, 1, 0, 0, 1, 1, 0});  // rows 0, 1: zeros
     std::vector<float> every_third(150, 0.0f);  // keys 0, 3, 6, ... up to 126; the last block all masked
     for (std::size_t j = 0; j < 128; j += 3) every_third[j] = 1.0f;
-    check<70, 150, 16, 16, k::causal::none, true>(1.0f, every_third);
+    check<70, 150, 16, 16, causality::none, true>(1.0f, every_third);
 }
 
 void TestLargeLogits() {
     check<10, 10, 64, 64>(30.0f);
-    check<33, 70, 64, 64, k::causal::bottom_right>(30.0f);
+    check<33, 70, 64, 64, causality::bottom_right>(30.0f);
 }
 
 }  // namespace ctformer::tests::HWY_NAMESPACE

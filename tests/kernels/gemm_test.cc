@@ -28,8 +28,8 @@ auto as_expression(X x, W w, B b, R r) {
         else return linear(x, w);
     }();
     auto activated = [&] {
-        if constexpr (Epilogue::act == k::activation::relu) return relu(product);
-        else if constexpr (Epilogue::act == k::activation::gelu) return gelu(product);
+        if constexpr (Epilogue::act == activation::relu) return relu(product);
+        else if constexpr (Epilogue::act == activation::gelu) return gelu(product);
         else return product;
     }();
     if constexpr (Epilogue::residual) return activated + r;
@@ -60,17 +60,17 @@ void check_rows() {
 }
 
 void TestPlainShapes() {
-    check_rows<64, 64, k::plain>();
-    check_rows<13, 9, k::plain>();    // N not a whole panel, odd K
-    check_rows<100, 130, k::plain>();
+    check_rows<64, 64, plain>();
+    check_rows<13, 9, plain>();    // N not a whole panel, odd K
+    check_rows<100, 130, plain>();
 }
 
 void TestEpilogues() {
-    check_rows<40, 33, k::epilogue<true, k::activation::none, false>>();
-    check_rows<40, 33, k::epilogue<true, k::activation::relu, false>>();
-    check_rows<40, 33, k::epilogue<true, k::activation::gelu, false>>();
-    check_rows<40, 33, k::epilogue<true, k::activation::none, true>>();
-    check_rows<40, 33, k::epilogue<false, k::activation::relu, true>>();
+    check_rows<40, 33, epilogue<true, activation::none, false>>();
+    check_rows<40, 33, epilogue<true, activation::relu, false>>();
+    check_rows<40, 33, epilogue<true, activation::gelu, false>>();
+    check_rows<40, 33, epilogue<true, activation::none, true>>();
+    check_rows<40, 33, epilogue<false, activation::relu, true>>();
 }
 
 }  // namespace ctformer::tests::HWY_NAMESPACE

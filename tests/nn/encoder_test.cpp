@@ -76,18 +76,43 @@ std::vector<std::string> binding_names(const Graph& g) {
     return names;
 }
 
-TEST(Encoder, SixLayersAreTwelveBindingsInOrder) {
+TEST(Encoder, SixLayersAreOneBodyRepeated) {
     constexpr ctf::nn::config seeds{.d_model = 512, .heads = 8, .d_ff = 2048};
     auto x = ctf::input<"x", ctf::batch, 10, 512>();
     auto encoder = ctf::nn::encoder<seeds, 6>(ctf::nn::add_positional_encoding(x));
     static_assert(std::is_same_v<ctf::shape_of_t<decltype(encoder)>, ctf::shape<ctf::batch, 10, 512>>);
 
-    const auto names = binding_names(encoder);
-    ASSERT_EQ(names.size(), 13u);  // the encoded input, then norm1 and output of each layer
-    EXPECT_EQ(names[0], "layers.0.input");
-    EXPECT_EQ(names[1], "layers.0.norm1");
-    EXPECT_EQ(names[2], "layers.0.output");
-    EXPECT_EQ(names[12], "layers.5.output");
+    // the encoded input, then the repeat, whose body is one layer: norm1 and output
+    EXPECT_EQ(binding_names(encoder), (std::vector<std::string>{"layers.input", "layers.output"}));
+    const auto& repeat = std::get<1>(encoder.bindings);
+    static_assert(std::remove_cvref_t<decltype(repeat)>::count == 6);
+    EXPECT_EQ(binding_names(repeat.body), (std::vector<std::string>{"norm1", "output"}));
+    // the same type whatever the depth: one layer's body
+    using body_of_6 = decltype(repeat.body);
+    using body_of_12 = decltype(std::get<1>(ctf::nn::encoder<seeds, 12>(ctf::nn::add_positional_encoding(x)).bindings).body);
+    static_assert(std::is_same_v<body_of_6, body_of_12>);
+}
+
+TEST(Encoder, EachLayerReadsItsOwnWeights) {
+    constexpr ctf::nn::config small_cfg{.d_model = 4, .heads = 2, .d_ff = 8};
+    auto x = ctf::input<"x", ctf::batch, 3, 4>();
+    auto encoder = ctf::nn::encoder<small_cfg, 3>(x);
+    const ctf::tensor_map in = ctf::reference::random_inputs(encoder, 2);
+    EXPECT_TRUE(in.contains("layers.2.linear1.weight"));
+    EXPECT_FALSE(in.contains("linear1.weight"));
+    // three layers in turn, each evaluated alone with its own weights renamed
+    ctf::host_tensor<double> h = ctf::reference::evaluate(x + x, {{"x", in.at("x")}});
+    ctf::host_tensor<float> carried(in.at("x").dims, {in.at("x").data.begin(), in.at("x").data.end()});
+    auto layer = ctf::nn::encoder_layer<small_cfg>(x);
+    for (int i = 0; i < 3; ++i) {
+        ctf::tensor_map one{{"x", carried}};
+        const std::string prefix = "layers." + std::to_string(i) + ".";
+        for (const auto& [name, t] : in)
+            if (name.starts_with(prefix)) one[name.substr(prefix.size())] = t;
+        h = ctf::reference::evaluate(layer, one);
+        carried = ctf::host_tensor<float>(h.dims, {h.data.begin(), h.data.end()});  // fp32 between layers
+    }
+    test::expect_close(ctf::reference::evaluate(encoder, in), h, {.atol = 1e-6});
 }
 
 TEST(Encoder, SeedsSixLayerEncoderGivesNormalizedRows) {

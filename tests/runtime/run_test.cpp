@@ -1,8 +1,12 @@
 // ctformer::compile as users build it (the static target of CTFORMER_ARCH_FLAGS): results that do
 // not depend on the thread count (bitwise), runs from several threads at once, typed errors for
-// missing or misshapen tensors, graphs with steps no pass fuses, and what explain() shows.
+// missing or misshapen tensors, graphs with steps no pass fuses, what explain() shows, and that the
+// plan it shows is what runs (the steps, their order, the DOT picture's data flow, the memory).
 #include <ctformer/compile.hpp>
+#include <ctformer/inspect/dot.hpp>
 
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "support/model_check.hpp"
@@ -88,7 +92,7 @@ TEST(Explain, ShowsEveryPassAndThePlan) {
     auto model = ctf::compile(ctf::nn::encoder_layer<cfg>(x));
     const std::string text = model.explain(8);
     for (const char* expected : {"== declared ==", "== after fuse_attention ==", "== after fuse_qkv ==",
-                                 "fuse_positional_encoding: nothing to fuse", "== plan ==",
+                                 "fuse_positional_encoding: nothing to fuse", "== plan (",
                                  "fused_attention (heads merged)", "residual_layer_norm", "epilogue: +bias relu"})
         EXPECT_NE(text.find(expected), std::string::npos) << expected << " in\n" << text;
     EXPECT_EQ(text.find("reference "), std::string::npos) << "every step of an encoder layer is a kernel\n" << text;
@@ -99,8 +103,8 @@ namespace {
 // The attention step's scratch per thread, as the plan reports it.
 template <int L>
 std::size_t attention_scratch_bytes() {
-    auto tokens = ctf::input<"x", ctf::batch, L, 64>();
-    for (const auto& step : ctf::plan::steps(ctf::passes::fuse(ctf::nn::multi_head_attention<cfg>(tokens)), 1))
+    const auto model = ctf::compile(ctf::nn::multi_head_attention<cfg>(ctf::input<"x", ctf::batch, L, 64>()));
+    for (const auto& step : model.program().steps)
         if (step.kernel.find("fused_attention") != std::string::npos) return step.scratch_bytes;
     return 0;
 }
@@ -111,5 +115,91 @@ TEST(Plan, AttentionScratchDoesNotGrowWithTheSequence) {
     EXPECT_GT(at_512, 0u);
     EXPECT_EQ(attention_scratch_bytes<2048>(), at_512);
     EXPECT_LT(attention_scratch_bytes<16>(), at_512);  // a short sequence: a shorter block and tile
+}
+}  // namespace
+
+namespace {
+auto stack_of_3 = ctf::nn::encoder<cfg, 3>(x, ctf::causal);
+
+// The slot a step reads, as the data flow names its producer: the step that writes it (a repeat's
+// input: the step that writes its argument), or -1 - slot for an input.
+long producer(const ctf::plan::program& p, ctf::plan::slot_id read) {
+    for (const auto& r : p.repeats)
+        if (read == r.input) read = r.argument;
+    if (p.slots[read].kind == ctf::plan::slot_kind::input) return -1 - static_cast<long>(read);
+    for (std::size_t k = 0; k < p.steps.size(); ++k)
+        if (p.steps[k].writes == read) return static_cast<long>(k);
+    return -1000;  // a weight or constant: not drawn
+}
+
+TEST(Plan, TheStepsExplainPrintsAreTheStepsThatRun) {
+    auto model = ctf::compile(stack_of_3);
+    const ctf::tensor_map inputs = ctf::reference::random_inputs(stack_of_3, 3);
+    model.bind(inputs);
+    std::vector<ctf::runtime::step_record> ran;
+    ctf::host_tensor<float> output;
+    model.run(inputs, output, {.threads = 2, .profile = &ran});
+    const ctf::plan::program& p = model.program();
+    std::vector<std::pair<std::size_t, int>> planned;
+    p.for_each_run([&](std::size_t k, int iteration) { planned.emplace_back(k, iteration); });
+    ASSERT_EQ(p.repeats.size(), 1u);
+    EXPECT_EQ(planned.size(), 3 * p.steps.size());  // the layer's steps, three times
+    ASSERT_EQ(ran.size(), planned.size());
+    for (std::size_t i = 0; i < ran.size(); ++i)
+        EXPECT_EQ(std::pair(ran[i].step, ran[i].iteration), planned[i]) << "step run " << i;
+    const std::string table = ctf::plan_table(p, {3});  // explain()'s table: each step on its row
+    for (std::size_t k = 0; k < p.steps.size(); ++k) {
+        const auto row = std::to_string(k) + "   " + (p.steps[k].repeat >= 0 ? "  " : "") + p.steps[k].kernel;
+        const std::size_t at = table.find("\n" + row);
+        ASSERT_NE(at, std::string::npos) << row << " in\n" << table;
+        const std::string line = table.substr(at + 1, table.find('\n', at + 1) - at - 1);
+        EXPECT_NE(line.find(" " + ctf::detail::reads_text(p, p.steps[k]) + " "), std::string::npos) << line;
+        EXPECT_NE(line.find(" " + p.slots[p.steps[k].writes].name + " "), std::string::npos) << line;
+    }
+    EXPECT_NE(table.find("×3 (layers.0. … layers.2.)"), std::string::npos) << table;
+}
+
+TEST(Plan, TheDotPictureDrawsTheDataFlow) {
+    const auto model = ctf::compile(stack_of_3);
+    const ctf::plan::program& p = model.program();
+    std::set<std::pair<long, std::size_t>> flow;  // producer -> consumer, from the slots
+    for (std::size_t k = 0; k < p.steps.size(); ++k)
+        for (const auto& read : p.steps[k].reads)
+            if (const long from = producer(p, read.slot); from != -1000) flow.emplace(from, k);
+    std::set<std::pair<long, std::size_t>> drawn;
+    std::istringstream dot(ctf::to_dot(p, {3}));
+    const auto node = [](const std::string& id) { return id[0] == 'i' ? -1 - std::stol(id.substr(2)) : std::stol(id.substr(1)); };
+    for (std::string line; std::getline(dot, line);) {
+        std::istringstream words(line);
+        std::string from, arrow, to;
+        if (words >> from >> arrow >> to && arrow == "->" && line.find("dashed") == std::string::npos)
+            drawn.emplace(node(from), static_cast<std::size_t>(node(to.substr(0, to.find(';')))));
+    }
+    EXPECT_EQ(drawn, flow);
+    EXPECT_FALSE(flow.empty());
+}
+
+TEST(Run, KeepsAValueOfOneIterationOfARepeat) {
+    auto model = ctf::compile(stack_of_3);
+    const ctf::tensor_map inputs = ctf::reference::random_inputs(stack_of_3, 2);
+    model.bind(inputs);
+    ctf::host_tensor<float> output, norm1;
+    model.run(inputs, output, {.keep = {{"layers.1.norm1", &norm1}}});
+    ctf::reference::evaluator evaluate(inputs);
+    evaluate(stack_of_3);
+    test::expect_close(norm1, evaluate.intermediate("layers.1.norm1"), test::fp32_model, "layers.1.norm1");
+    EXPECT_THROW(model.run(inputs, output, {.keep = {{"layers.3.norm1", &norm1}}}), ctf::missing_tensor);
+}
+
+// Slots are reused once dead, and a repeat's body the same in every iteration: depth costs no memory.
+TEST(Plan, ActivationMemoryDoesNotGrowWithDepth) {
+    const auto one = ctf::compile(ctf::nn::encoder<cfg, 1>(x));
+    const auto twelve = ctf::compile(ctf::nn::encoder<cfg, 12>(x));
+    const std::size_t bytes_1 = ctf::plan::allocate(one.program(), {8}).bytes();
+    const std::size_t bytes_12 = ctf::plan::allocate(twelve.program(), {8}).bytes();
+    EXPECT_GT(bytes_1, 0u);
+    EXPECT_LE(bytes_12, bytes_1 + bytes_1 / 10);
+    // and less than one buffer per value: an encoder layer's 8 values of [8, 37, 64] or wider
+    EXPECT_LT(bytes_1, 8 * 8 * 37 * 64 * sizeof(float));
 }
 }  // namespace

@@ -1,13 +1,16 @@
-// explain(graph): the tree as declared, after each fusion pass (by name), and the plan of kernel
-// steps with shapes, GFLOP and scratch. A pass that found nothing to fuse says so.
+// explain(graph, program, extents, target): the tree as declared, after each fusion pass (by name),
+// and the program that runs (plan/program.hpp), as a table: each step's kernel, shape, the slots it
+// reads and writes, MFLOP and scratch, a repeat's body once under its label; then the total work and
+// the peak activation memory of a run of that batch. A pass that found nothing to fuse says so.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <type_traits>
 
 #include "../passes/pipeline.hpp"
-#include "../plan/plan.hpp"
+#include "../plan/allocation.hpp"
 #include "print.hpp"
 
 namespace ctformer {
@@ -31,29 +34,60 @@ inline std::string format_row(const char* format, auto... values) {
     std::snprintf(line, sizeof line, format, values...);
     return line;
 }
+
+inline std::string mebibytes(std::size_t bytes) { return format_row("%.2f MiB", bytes / 1048576.0); }
+
+// A slot's name in the plan's table: a repeat body's as the body calls it, under the body's heading.
+inline std::string table_name(const plan::program& p, plan::slot_id s) { return p.slots[s].name; }
+
+// The slots a step reads, each once, weights left out (they are bound, not computed).
+inline std::string reads_text(const plan::program& p, const plan::step& s,
+                              std::string (*name)(const plan::program&, plan::slot_id) = table_name) {
+    std::vector<plan::slot_id> seen;
+    std::string text;
+    for (const plan::operand_slot& o : s.reads) {
+        if (p.slots[o.slot].kind == plan::slot_kind::weight || std::find(seen.begin(), seen.end(), o.slot) != seen.end())
+            continue;
+        seen.push_back(o.slot);
+        if (!text.empty()) text += ' ';
+        text += name(p, o.slot);
+    }
+    return text.empty() ? "-" : text;
+}
 }  // namespace detail
 
-// The plan table for a batch of `batch_size`.
-template <operand G>
-std::string plan_table(const G& fused, std::size_t batch_size) {
-    std::string text = detail::format_row("%-3s %-30s %-18s %-30s %10s %12s  %s\n", "#", "kernel", "shape", "writes",
-                                          "MFLOP", "scratch", "details");
-    double total = 0;
-    int index = 0;
-    for (const plan::step& s : plan::steps(fused, batch_size)) {
-        total += s.flops;
-        const std::string scratch = s.scratch_bytes ? std::to_string(s.scratch_bytes / 1024) + " KiB/thr" : "-";
-        text += detail::format_row("%-3d %-30s %-18s %-30s %10.3f %12s  %s\n", index++, s.kernel.c_str(),
-                                   s.shape.c_str(), s.writes.c_str(), s.flops / 1e6, scratch.c_str(), s.detail.c_str());
+// The program's table for a run of extents `at`.
+inline std::string plan_table(const plan::program& p, const plan::extent_values& at) {
+    using detail::format_row;
+    std::string text = format_row("%-3s %-32s %-16s %-42s %-28s %10s %11s  %s\n", "#", "kernel", "shape", "reads",
+                                  "writes", "MFLOP", "scratch", "details");
+    for (std::size_t k = 0; k < p.steps.size(); ++k) {
+        const plan::step& s = p.steps[k];
+        const bool body = s.repeat >= 0;
+        if (body && k == p.repeats[s.repeat].first)
+            text += "    " + p.repeats[s.repeat].label() + ", each reading " + p.repeats[s.repeat].prefix +
+                    "{i}.* weights; input = " + p.display_name(p.repeats[s.repeat].argument) +
+                    ", then the previous iteration's output:\n";
+        const std::string scratch = s.scratch_bytes ? std::to_string((s.scratch_bytes + 1023) / 1024) + " KiB/thr" : "-";
+        text += format_row("%-3zu %-32s %-16s %-42s %-28s %10.3f %11s  %s\n", k, ((body ? "  " : "") + s.kernel).c_str(),
+                           p.slots[s.writes].shape_text().c_str(), detail::reads_text(p, s).c_str(),
+                           detail::table_name(p, s.writes).c_str(), s.flops(at) / 1e6, scratch.c_str(), s.detail.c_str());
+        if (body && k + 1 == p.repeats[s.repeat].end)
+            text += "    (end of " + p.repeats[s.repeat].label() + "; the last iteration's output is " +
+                    p.display_name(p.repeats[s.repeat].value) + ")\n";
     }
-    return text + detail::format_row("total %.3f MFLOP for B=%zu\n", total / 1e6, batch_size);
+    const plan::allocation memory = plan::allocate(p, at);
+    return text + format_row("total %.3f MFLOP for B=%zu\n", p.flops(at) / 1e6, at.batch) +
+           format_row("activations %s for B=%zu (value slots reused once dead); scratch %zu KiB per thread\n",
+                      detail::mebibytes(memory.bytes()).c_str(), at.batch, (p.scratch_bytes() + 1023) / 1024);
 }
 
+// The tree before and after each pass, then the plan of `target`'s program.
 template <operand G>
-std::string explain(const G& g, std::size_t batch_size = 1) {
+std::string explain(const G& g, const plan::program& p, const plan::extent_values& at, std::string_view target) {
     std::string text = "== declared ==\n" + to_string(g);
     detail::trace_passes<0>(g, text);
-    return text + "== plan ==\n" + plan_table(passes::fuse(g), batch_size);
+    return text + "== plan (" + std::string(target) + ") ==\n" + plan_table(p, at);
 }
 
 }  // namespace ctformer

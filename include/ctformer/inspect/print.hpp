@@ -12,14 +12,17 @@
 //             %attn_weights [B,_8,_10,_10]
 //             ...
 // A graph prints each binding as a `let`, in the order they are computed, then its result; a bound
-// intermediate appears as %name where it is used.
+// intermediate appears as %name where it is used. A repeat prints its body once, indented:
+//
+//   let layers.output [B,_10,_512] = repeat ×6 (layers.0. … layers.5.), %input = %layers.input [B,_10,_512]:
+//     let norm1 [B,_10,_512] = ...
 #pragma once
 
 #include <ostream>
 #include <string>
 #include <tuple>
 
-#include "../dsl/bind.hpp"
+#include "../dsl/repeat.hpp"
 
 namespace ctformer {
 
@@ -78,24 +81,41 @@ std::string tree(const E& e, int depth) {
     return yap::transform(e, tree_printer{depth});
 }
 
+template <operand G>
+std::string graph_text(const G& g, int depth);
+
 template <class Binding>
-std::string let(const Binding& b) {
-    using definition = decltype(b.definition);
-    return std::string("let ").append(b.name.view()) + " " + to_string<shape_of_t<definition>>() + " =\n" +
-           tree(b.definition, 1);
+std::string let(const Binding& b, int depth) {
+    const std::string indent(2 * depth, ' ');
+    std::string head = indent + "let " + std::string(b.name.view()) + " ";
+    if constexpr (repeated<Binding>) {
+        std::string argument = tree(b.argument, 0);
+        argument.pop_back();  // its newline
+        return head + to_string<shape_of_t<decltype(b.argument)>>() + " = repeat " +
+               repeat_label(Binding::prefix.view(), Binding::count) + ", %" +
+               std::string(repeat_input_name.view()) + " = " + argument + ":\n" + graph_text(b.body, depth + 1);
+    } else {
+        return head + to_string<shape_of_t<decltype(b.definition)>>() + " =\n" + tree(b.definition, depth + 1);
+    }
+}
+
+template <operand G>
+std::string graph_text(const G& g, int depth) {
+    if constexpr (expression<G>) {
+        return tree(g, depth);
+    } else {
+        std::string text;
+        std::apply([&](const auto&... b) { ((text += let(b, depth)), ...); }, g.bindings);
+        return text + std::string(2 * depth, ' ') + "result " + to_string<shape_of_t<G>>() + " =\n" +
+               tree(g.result, depth + 1);
+    }
 }
 
 }  // namespace detail
 
 template <operand E>
 std::string to_string(const E& e) {
-    if constexpr (expression<E>) {
-        return detail::tree(e, 0);
-    } else {
-        std::string text;
-        std::apply([&](const auto&... b) { ((text += detail::let(b)), ...); }, e.bindings);
-        return text + "result " + to_string<shape_of_t<E>>() + " =\n" + detail::tree(e.result, 1);
-    }
+    return detail::graph_text(e, 0);
 }
 
 template <operand E>

@@ -15,6 +15,7 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -37,7 +38,7 @@ inline constexpr std::size_t kQueryRows = 8;
 #else
 inline constexpr std::size_t kQueryRows = 4;
 #endif
-static_assert(kQueryRows <= kMostQueryRows);
+static_assert(kQueryTile % kQueryRows == 0);
 // kKeyBlock and kQueryTile (attention.hpp): a key block is staged (Kᵀ) once per tile. Measured on
 // one core, one head, L=512, d_k=64 (GFLOP/s, AVX-512 / AVX2): tiles of 64 queries 89 / 52, of 256
 // 98 / 55, of 512 100 / -; blocks of 128 keys were slower (97 / 53); 4 queries per pass on
@@ -54,27 +55,46 @@ inline constexpr std::size_t kBlock = std::min(kKeyBlock, round_up(Lk, 2 * HWY_L
 template <std::size_t Dv>
 inline constexpr bool kStagesValues = Dv % HWY_LANES(float) != 0;
 
-// One thread's memory for attention over one head of Lq queries: one staged key block (and value
-// block), and the running state of one query tile.
+// One thread's memory for attention over one head of Lq queries, carved out of a block of bytes()
+// bytes (128-byte aligned): one staged key block (and value block), and the running state of one
+// query tile. O(block) whatever the length; the plan reports bytes() as the step's scratch.
 template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv>
 struct attention_scratch {
     static constexpr std::size_t tile = std::min(kQueryTile, Lq);
     using D = hn::ScalableTag<float>;
     static std::size_t dv_padded() { return round_up(Dv, hn::Lanes(D())); }
-    static hwy::AlignedFreeUniquePtr<float[]> floats(std::size_t n) { return hwy::AllocateAligned<float>(n ? n : 1); }
 
-    hwy::AlignedFreeUniquePtr<float[]> keys_t = floats(Dk * kBlock<Lk>);  // Kᵀ of the block
-    hwy::AlignedFreeUniquePtr<float[]> values = floats(kStagesValues<Dv> ? kBlock<Lk> * dv_padded() : 0);
-    hwy::AlignedFreeUniquePtr<float[]> scores = floats(kQueryRows * kKeyBlock);
-    hwy::AlignedFreeUniquePtr<float[]> out = floats(tile * dv_padded());  // unnormalised outputs
-    float m[tile], l[tile];  // running max and sum of each query of the tile
+    // Floats of each part, in order: Kᵀ of the block, V of the block (when staged), the scores of
+    // one pass, the tile's unnormalised outputs, running maxima and sums.
+    static std::array<std::size_t, 6> parts() {
+        return {Dk * kBlock<Lk>, kStagesValues<Dv> ? kBlock<Lk> * dv_padded() : 0, kQueryRows * kKeyBlock,
+                tile * dv_padded(), tile, tile};
+    }
+    static constexpr std::size_t kAlignFloats = 32;
+    static std::size_t bytes() {
+        std::size_t floats = 0;
+        for (std::size_t n : parts()) floats += round_up(n, kAlignFloats);
+        return floats * sizeof(float);
+    }
+
+    explicit attention_scratch(std::byte* memory) {
+        float* at = reinterpret_cast<float*>(memory);
+        float** part[] = {&keys_t, &values, &scores, &out, &m, &l};
+        const std::array<std::size_t, 6> sizes = parts();
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            *part[i] = at;
+            at += round_up(sizes[i], kAlignFloats);
+        }
+    }
+
+    float *keys_t, *values, *scores, *out, *m, *l;
 };
 
 // Kᵀ [Dk, kBlock] of keys [first, first + kBlock), zero past the real keys.
 template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv>
 void stage_keys(strided_rows<const float> k, std::size_t first, attention_scratch<Lq, Lk, Dk, Dv>& s) {
     const std::size_t count = std::min(kBlock<Lk>, Lk - first);
-    std::fill_n(s.keys_t.get(), Dk * kBlock<Lk>, 0.0f);
+    std::fill_n(s.keys_t, Dk * kBlock<Lk>, 0.0f);
     for (std::size_t j = 0; j < count; ++j)
         for (std::size_t c = 0; c < Dk; ++c) s.keys_t[c * kBlock<Lk> + j] = k.row(first + j)[c];
 }
@@ -87,9 +107,9 @@ strided_rows<const float> stage_block(strided_rows<const float> k, strided_rows<
     stage_keys(k, first, s);
     if constexpr (kStagesValues<Dv>) {
         const std::size_t dv = s.dv_padded(), count = std::min(kBlock<Lk>, Lk - first);
-        std::fill_n(s.values.get(), kBlock<Lk> * dv, 0.0f);
+        std::fill_n(s.values, kBlock<Lk> * dv, 0.0f);
         for (std::size_t j = 0; j < count; ++j) std::copy_n(v.row(first + j), Dv, &s.values[j * dv]);
-        return {s.values.get(), dv};
+        return {s.values, dv};
     } else {
         return {v.row(first), v.stride};
     }
@@ -105,7 +125,7 @@ struct tile {
 // scores[r][0, columns) = scale · q_{row + r} · k_{first..} (the staged block), masked keys -inf;
 // columns is a multiple of two vectors, at most the block. Keys past a row's causal limit or past
 // Lk are masked as the scores are stored, a vector comparison; padding, a byte per key, after.
-template <std::size_t Rows, std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causal Causal>
+template <std::size_t Rows, std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causality Causal>
 void block_scores(strided_rows<const float> q, std::size_t row, std::size_t first, std::size_t columns,
                   const attention_args& args, attention_scratch<Lq, Lk, Dk, Dv>& s) {
     const hn::ScalableTag<float> d;
@@ -145,7 +165,7 @@ void block_scores(strided_rows<const float> q, std::size_t row, std::size_t firs
     if (!args.key_attend) return;
     for (std::size_t r = 0; r < Rows; ++r)
         for (std::size_t key = first; key < std::min(first + columns, visible[r]); ++key)
-            if (!args.key_attend[key]) s.scores[r * kKeyBlock + key - first] = barred;
+            if (args.key_attend[key] == 0.0f) s.scores[r * kKeyBlock + key - first] = barred;
 }
 
 // Turns a row's scores [0, columns) into p = exp(score - m_new), updates its running max m and sum
@@ -211,7 +231,7 @@ void accumulate_values(const float* p, std::size_t keys, strided_rows<const floa
 // scores, the online softmax step, and the weighted values added to their running outputs. Only
 // the keys some row may see are computed (none when the block is causally barred from all of them,
 // a part of it on the diagonal or at the end): the rest would add p = 0.
-template <std::size_t Rows, std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causal Causal>
+template <std::size_t Rows, std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causality Causal>
 void query_block(strided_rows<const float> q, std::size_t row, std::size_t t, std::size_t first,
                  strided_rows<const float> values, const attention_args& args, attention_scratch<Lq, Lk, Dk, Dv>& s) {
     const std::size_t visible = visible_keys<Causal>(row + Rows - 1, Lq, Lk);  // the most any row sees
@@ -225,14 +245,14 @@ void query_block(strided_rows<const float> q, std::size_t row, std::size_t t, st
     float* o = &s.out[t * dv];
     const std::size_t pairs_end = dv - dv % (2 * lanes);
     for (std::size_t c = 0; c < pairs_end; c += 2 * lanes)
-        accumulate_values<Rows, 2>(s.scores.get(), keys, values, dv, correction, o, c);
-    if (pairs_end < dv) accumulate_values<Rows, 1>(s.scores.get(), keys, values, dv, correction, o, pairs_end);
+        accumulate_values<Rows, 2>(s.scores, keys, values, dv, correction, o, c);
+    if (pairs_end < dv) accumulate_values<Rows, 1>(s.scores, keys, values, dv, correction, o, pairs_end);
 }
 
 // Query rows [row_begin, row_end) of the attention output. Rows go in tiles of kQueryTile and blocks
 // of kQueryRows from row_begin: with row_begin a multiple of kQueryRows, a row's result does not
 // depend on how the rows are split among threads.
-template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causal Causal = causal::none>
+template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causality Causal = causality::none>
 void attend_rows(strided_rows<const float> q, strided_rows<const float> k, strided_rows<const float> v,
                  std::size_t row_begin, std::size_t row_end, strided_rows<float> out, const attention_args& args,
                  attention_scratch<Lq, Lk, Dk, Dv>& s) {
@@ -241,7 +261,7 @@ void attend_rows(strided_rows<const float> q, strided_rows<const float> k, strid
         const std::size_t tile_end = std::min(row_end, tile + kQueryTile), rows = tile_end - tile;
         std::fill_n(s.m, rows, -std::numeric_limits<float>::infinity());
         std::fill_n(s.l, rows, 0.0f);
-        std::fill_n(s.out.get(), rows * dv, 0.0f);
+        std::fill_n(s.out, rows * dv, 0.0f);
         const std::size_t keys_end = visible_keys<Causal>(tile_end - 1, Lq, Lk);  // the most any row sees
         for (std::size_t first = 0; first < keys_end; first += kBlock<Lk>) {
             const strided_rows<const float> values = stage_block(k, v, first, s);
@@ -256,7 +276,7 @@ void attend_rows(strided_rows<const float> q, strided_rows<const float> k, strid
 }
 
 // out [Lq, Dv] = softmax(mask(scale · q·kᵀ)) · v for q [Lq, Dk], k [Lk, Dk], v [Lk, Dv], contiguous.
-template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causal Causal = causal::none>
+template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causality Causal = causality::none>
 void attention(const float* q, const float* k, const float* v, float* out, const attention_args& args,
                attention_scratch<Lq, Lk, Dk, Dv>& scratch) {
     attend_rows<Lq, Lk, Dk, Dv, Causal>({q, Dk}, {k, Dk}, {v, Dv}, 0, Lq, {out, Dv}, args, scratch);
@@ -265,7 +285,7 @@ void attention(const float* q, const float* k, const float* v, float* out, const
 // The need_weights path: probability rows [row_begin, row_end) of softmax(mask(scale · q·kᵀ)), written
 // to out [Lq, Lk]: the scores of each staged key block go straight to out (-inf, without a product,
 // for blocks no row of a pass may see), then each row's softmax.
-template <std::size_t Lq, std::size_t Lk, std::size_t Dk, causal Causal = causal::none>
+template <std::size_t Lq, std::size_t Lk, std::size_t Dk, causality Causal = causality::none>
 void probability_rows(strided_rows<const float> q, strided_rows<const float> k, std::size_t row_begin,
                       std::size_t row_end, strided_rows<float> out, const attention_args& args,
                       attention_scratch<Lq, Lk, Dk, 0>& s) {

@@ -7,33 +7,28 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 
+#include "../dsl/ops/kinds.hpp"
 #include "strided.hpp"
 
 namespace ctformer::kernels {
 
-// The kernel's blocking, the same on every target (the plan reports the scratch it implies): keys
-// per block, queries per tile (their running outputs stay in the scratch while the key blocks pass),
-// and the most queries that share a pass over a block (8 on AVX-512, 4 on narrower vectors).
-inline constexpr std::size_t kKeyBlock = 64;     // a multiple of every target's lane count
-inline constexpr std::size_t kQueryTile = 256;   // a multiple of kMostQueryRows
-inline constexpr std::size_t kMostQueryRows = 8;
-
-// top_left: query i sees keys j <= i (PyTorch's is_causal); bottom_right: j <= i + (Lk - Lq).
-enum class causal { none, top_left, bottom_right };
+// The kernel's blocking, the same on every target: keys per block, and queries per tile (their
+// running outputs stay in the scratch while the key blocks pass).
+inline constexpr std::size_t kKeyBlock = 64;    // a multiple of every target's lane count
+inline constexpr std::size_t kQueryTile = 256;  // a multiple of every target's queries per pass
 
 struct attention_args {
     float scale = 1.0f;
-    const std::uint8_t* key_attend = nullptr;  // [Lk], non-zero = attend; nullptr: every key
+    const float* key_attend = nullptr;  // [Lk], non-zero = attend; nullptr: every key
 };
 
-// How many keys query i may see at most, before key_attend.
-template <causal Causal>
+// How many keys query i may see at most, before key_attend (causality: dsl/ops/kinds.hpp).
+template <causality Causal>
 constexpr std::size_t visible_keys(std::size_t i, std::size_t lq, std::size_t lk) {
-    if constexpr (Causal == causal::none) {
+    if constexpr (Causal == causality::none) {
         return lk;
-    } else if constexpr (Causal == causal::top_left) {
+    } else if constexpr (Causal == causality::top_left) {
         return i + 1 < lk ? i + 1 : lk;
     } else {
         const std::size_t end = i + 1 + lk;  // i + 1 + (lk - lq), kept non-negative

@@ -43,20 +43,16 @@ using float_tag = hn::ScalableTag<float>;
 
 inline std::size_t panel_width() { return kPanelVectors * hn::Lanes(float_tag()); }
 
-// W [N, K] packed for this target: panel p holds columns p·w .. p·w + w - 1 (w = panel_width()),
-// as K rows of w floats; bias padded to whole panels.
-struct packed_weight {
-    std::size_t n = 0, k = 0, panels = 0;
-    hwy::AlignedFreeUniquePtr<float[]> panel_data;
-    hwy::AlignedFreeUniquePtr<float[]> bias;
-};
+using kernels::packed_weight;
 
+// W [N, K] packed for this target (gemm.hpp): panels of panel_width() columns, K-major.
 template <std::size_t N, std::size_t K>
 packed_weight pack_weight(const float* w, const float* bias = nullptr) {
     const std::size_t width = panel_width();
     packed_weight packed;
     packed.n = N;
     packed.k = K;
+    packed.width = width;
     packed.panels = (N + width - 1) / width;
     packed.panel_data = hwy::AllocateAligned<float>(packed.panels * K * width);
     packed.bias = hwy::AllocateAligned<float>(packed.panels * width);

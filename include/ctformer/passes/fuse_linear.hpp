@@ -14,11 +14,11 @@ struct fuse_linear {
         requires is_op<E, matmul_op> && is_op<child_t<E, 1>, transpose_op> &&
                  is_weight<child_t<child_t<E, 1>, 0>> && (rank_of<child_t<child_t<E, 1>, 0>> == 2)
     static auto fuse(const E& e) {
-        return make_node<shape_of_t<E>>(gemm_op<kernels::plain>{}, child<0>(e), child<0>(child<1>(e)));
+        return make_node<shape_of_t<E>>(gemm_op<plain>{}, child<0>(e), child<0>(child<1>(e)));
     }
 
     template <class E>
-        requires is_op<E, add_op> && is_gemm_with<child_t<E, 0>, kernels::plain> &&
+        requires is_op<E, add_op> && is_gemm_with<child_t<E, 0>, plain> &&
                  is_weight<child_t<E, 1>> && (rank_of<child_t<E, 1>> == 1) && same_shape<E, child_t<E, 0>>
     static auto fuse(const E& e) {
         return with_epilogue<epilogue<true, activation::none, false>>(child<0>(e), child<1>(e));

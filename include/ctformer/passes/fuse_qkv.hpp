@@ -76,8 +76,9 @@ struct fuse_qkv {
             auto heads_q = detail::reproject(child<0>(e), make_node<shape_of_t<Q>>(columns_op<0, nq>{}, all));
             auto heads_k = detail::reproject(child<1>(e), make_node<shape_of_t<K>>(columns_op<nq, nq + nk>{}, all));
             auto heads_v = detail::reproject(child<2>(e), make_node<shape_of_t<V>>(columns_op<nq + nk, width>{}, all));
-            if constexpr (arity<E> == 4)
-                return make_node<shape_of_t<E>>(op_of(e), heads_q, heads_k, heads_v, child<3>(e));
+            if constexpr (has_operand_role<E, operand_role::key_padding>)
+                return make_node<shape_of_t<E>>(op_of(e), heads_q, heads_k, heads_v,
+                                                operand_of<operand_role::key_padding>(e));
             else
                 return make_node<shape_of_t<E>>(op_of(e), heads_q, heads_k, heads_v);
         });

@@ -11,7 +11,7 @@
 #include <boost/hana/unpack.hpp>
 
 #include "../dsl/ops/mask.hpp"
-#include "fused_ops.hpp"
+#include "../dsl/ops/fused.hpp"
 
 namespace ctformer {
 
@@ -86,6 +86,18 @@ concept is_mask = expression<E> && !is_leaf<E> && detail::is_mask<op_t<E>>::valu
 
 template <class A, class B>
 concept same_shape = std::is_same_v<shape_of_t<A>, shape_of_t<B>>;
+
+// The operand of a fused node with role R (dsl/ops/fused.hpp), and its type.
+template <operand_role R, class E>
+const auto& operand_of(const E& e) {
+    return child<operand_index<op_t<E>, R>()>(e);
+}
+
+template <class E, operand_role R>
+using operand_t = child_t<E, operand_index<op_t<E>, R>()>;
+
+template <class E, operand_role R>
+inline constexpr bool has_operand_role = has_operand<op_t<E>, R>;
 
 // The operation object of a call node (a scale factor, an eps).
 template <class E>

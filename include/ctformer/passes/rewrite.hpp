@@ -6,6 +6,7 @@
 
 #include <tuple>
 
+#include "../dsl/repeat.hpp"
 #include "match.hpp"
 
 namespace ctformer::passes {
@@ -46,13 +47,24 @@ auto rewrite(const E& e) {
     return yap::transform(e, rewriter<Rule>{});
 }
 
-// The bindings a rewrite adds, then the binding itself with its rewritten definition.
+template <class Rule, operand G>
+auto run_pass(const G& g);
+
+// The bindings a rewrite adds, then the binding itself with its rewritten definition; a repeat's
+// body is rewritten as a graph of its own (nothing fuses across the repeat's edge).
 template <class Rule, class Binding>
 auto rewrite_binding(const Binding& b) {
-    auto rewritten = rewrite<Rule>(b.definition);
-    auto definition = result_of(rewritten);
-    return std::tuple_cat(bindings_of(std::move(rewritten)),
-                          std::tuple{binding<Binding::name, decltype(definition)>{std::move(definition)}});
+    if constexpr (repeated<Binding>) {
+        auto body = run_pass<Rule>(b.body);
+        using rewritten = repeat_binding<Binding::name, Binding::count, Binding::prefix, decltype(b.argument),
+                                         decltype(body)>;
+        return std::tuple{rewritten{b.argument, std::move(body)}};
+    } else {
+        auto rewritten = rewrite<Rule>(b.definition);
+        auto definition = result_of(rewritten);
+        return std::tuple_cat(bindings_of(std::move(rewritten)),
+                              std::tuple{binding<Binding::name, decltype(definition)>{std::move(definition)}});
+    }
 }
 
 // The rule applied to every binding in order, then to the result.

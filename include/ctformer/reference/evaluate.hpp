@@ -1,7 +1,8 @@
 // The reference evaluator: a Boost.YAP transform that computes any expression in double precision,
 // one operation at a time, with the formulas of ops.hpp. Inputs and weights come by name; the batch
 // extent is read from the batched inputs (and must agree among them); each bound intermediate is
-// computed once.
+// computed once. A repeat runs its body once per iteration, with that iteration's weights; the
+// body's intermediates are kept under their full names ("layers.3.norm1").
 //
 //   ctf::tensor_map inputs{{"x", x}, {"W", w}};
 //   ctf::host_tensor<double> y = ctf::reference::evaluate(expr, inputs);
@@ -10,7 +11,7 @@
 #include <optional>
 #include <tuple>
 
-#include "../dsl/bind.hpp"
+#include "../dsl/repeat.hpp"
 #include "../runtime/tensor_check.hpp"
 #include "fused_ops.hpp"
 #include "ops.hpp"
@@ -42,9 +43,33 @@ public:
     }
 
 private:
+    // A repeat's iteration: the same inputs and batch, weights under `weight_prefix`.
+    evaluator(const evaluator& outer, std::string weight_prefix)
+        : inputs_(outer.inputs_), batch_(outer.batch_), weight_prefix_(std::move(weight_prefix)), outer_(&outer) {}
+
+    // A bound value: of this scope, or of the graph around a repeat's body.
+    const value& bound_value(std::string_view name) const {
+        const auto found = bound_.find(name);
+        if (found != bound_.end()) return found->second;
+        if (outer_) return outer_->bound_value(name);
+        throw error("ctformer: internal error, please report: " + std::string(name) + " read before it was computed");
+    }
+
     template <class Binding>
     void compute(const Binding& b) {
-        bound_.insert_or_assign(std::string(b.name.view()), (*this)(b.definition));
+        if constexpr (repeated<Binding>) {
+            value carried = (*this)(b.argument);
+            for (int i = 0; i < Binding::count; ++i) {
+                evaluator iteration(*this, weight_prefix_ + Binding::prefix_of(i));
+                iteration.bound_.emplace(std::string(repeat_input_name.view()), std::move(carried));
+                carried = iteration(b.body);
+                for (auto& [name, v] : iteration.bound_)
+                    if (name != repeat_input_name.view()) bound_.insert_or_assign(Binding::prefix_of(i) + name, std::move(v));
+            }
+            bound_.insert_or_assign(std::string(b.name.view()), std::move(carried));
+        } else {
+            bound_.insert_or_assign(std::string(b.name.view()), (*this)(b.definition));
+        }
     }
 
     using terminal_tag = yap::expr_tag<yap::expr_kind::terminal>;
@@ -55,12 +80,13 @@ private:
 
         template <fixed_string Name, class Shape, role Role, dtype Dtype>
         value operator()(terminal_tag, const tensor<Name, Shape, Role, Dtype>&) const {
-            return self.read<Shape>(Name.view());
+            if constexpr (Role == role::weight) return self.read<Shape>(self.weight_prefix_ + std::string(Name.view()));
+            else return self.read<Shape>(Name.view());
         }
 
         template <fixed_string Name, class Shape, dtype Dtype>
         value operator()(terminal_tag, const bound<Name, Shape, Dtype>&) const {
-            return self.bound_.at(std::string(Name.view()));  // computed before: graphs are in order
+            return self.bound_value(Name.view());  // computed before: graphs are in order
         }
 
         template <class Table, int Rows, int Cols>
@@ -100,6 +126,8 @@ private:
 
     const tensor_map& inputs_;
     std::optional<std::size_t> batch_;
+    std::string weight_prefix_;  // "layers.3." inside iteration 3 of a repeat
+    const evaluator* outer_ = nullptr;
     std::map<std::string, value, std::less<>> bound_;
 };
 

@@ -5,7 +5,7 @@
 #include <array>
 #include <utility>
 
-#include "../passes/fused_ops.hpp"
+#include "../dsl/ops/fused.hpp"
 #include "ops.hpp"
 
 namespace ctformer::reference {

@@ -1,6 +1,7 @@
 // Run-time errors: typed, and each names the tensor and what was expected.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -33,6 +34,17 @@ public:
 
 private:
     std::string tensor_;
+};
+
+// Memory for a run could not be had: names what was being allocated and how much.
+class out_of_memory : public error {
+public:
+    out_of_memory(const std::string& what, std::size_t bytes)
+        : error("ctformer: out of memory: " + what + " needs " + std::to_string(bytes) + " bytes"), bytes_(bytes) {}
+    std::size_t bytes() const { return bytes_; }
+
+private:
+    std::size_t bytes_;
 };
 
 // A file that cannot be trusted, or does not hold what was asked of it: names the file and, where

@@ -1,6 +1,7 @@
 // What one run of a compiled model may ask for besides its inputs and output.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,10 +10,20 @@
 
 namespace ctformer::runtime {
 
+// One step as it ran: its index in the plan, its repeat's iteration (-1 outside one), its time.
+struct step_record {
+    std::size_t step;
+    int iteration;
+    double seconds;
+};
+
 struct run_options {
     int threads = 0;  // 0: every hardware thread
-    // Bound intermediates to copy out after the run, by name: {"attn_weights", &weights}.
+    // Bound intermediates to copy out after the run, by name: {"attn_weights", &weights}; a repeat's
+    // by its iteration's name, "layers.3.norm1".
     std::vector<std::pair<std::string, host_tensor<float>*>> keep = {};
+    // Where to record every step as it runs, in order.
+    std::vector<step_record>* profile = nullptr;
 };
 
 }  // namespace ctformer::runtime

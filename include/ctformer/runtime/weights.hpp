@@ -1,76 +1,70 @@
-// The weights a compiled model holds: each weight leaf, checked against its declared shape and
-// copied at bind time; tables known at compile time (positional encoding), made once.
+// The weights a compiled model holds, bound by name from a tensor_map: for every weight slot of the
+// program its values (once per iteration of its repeat, under "layers.{i}."), checked against the
+// declared shape and copied; for every GEMM step its W (stacked, for fuse_qkv's concat) and bias,
+// packed for the program's target.
 #pragma once
 
-#include <map>
+#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include "../passes/match.hpp"
+#include "../plan/program.hpp"
 #include "tensor_check.hpp"
 
 namespace ctformer::runtime {
 
-class weight_store {
+class bound_weights {
 public:
-    // Every weight among Leaves, from `given` by name.
-    template <class... Leaves>
-    void bind(leaf_set<Leaves...>, const tensor_map& given) {
-        std::map<std::string, std::vector<float>, std::less<>> checked;
-        (take<Leaves>(given, checked), ...);
-        plain_ = std::move(checked);
+    void bind(const plan::program& p, const tensor_map& given) {
+        std::vector<std::vector<std::vector<float>>> plain(p.slots.size());
+        for (plan::slot_id s = 0; s < p.slots.size(); ++s)
+            if (p.slots[s].kind == plan::slot_kind::weight)
+                for (int i = 0; i < iterations(p, p.slots[s].repeat); ++i)
+                    plain[s].push_back(checked(given, prefix(p, p.slots[s].repeat, i) + p.slots[s].name, p.slots[s].extents).data);
+        std::vector<std::vector<kernels::packed_weight>> packed(p.steps.size());
+        for (std::size_t k = 0; k < p.steps.size(); ++k)
+            if (!p.steps[k].packed.empty())
+                for (int i = 0; i < iterations(p, p.steps[k].repeat); ++i) packed[k].push_back(pack(p, k, i, given));
+        plain_ = std::move(plain);
+        packed_ = std::move(packed);
+        bound_ = true;
     }
 
-    const float* plain(std::string_view name) const {
-        const auto found = plain_.find(name);
-        if (found == plain_.end()) throw missing_tensor(std::string(name), "(bind the weights before run)");
-        return found->second.data();
-    }
+    bool bound() const { return bound_; }
 
-    bool bound() const { return !plain_.empty(); }
-
-    template <class Table, class Shape>
-    static const float* constant() {
-        static const std::vector<float> table = [] {
-            constexpr int rows = Shape::extents[0], cols = Shape::extents[1];
-            std::vector<float> values(rows * cols);
-            for (int r = 0; r < rows; ++r)
-                for (int c = 0; c < cols; ++c) values[r * cols + c] = static_cast<float>(Table::at(r, c, cols));
-            return values;
-        }();
-        return table.data();
+    const float* plain(plan::slot_id s, int iteration) const { return plain_[s][std::max(iteration, 0)].data(); }
+    const kernels::packed_weight* packed(std::size_t step, int iteration) const {
+        return packed_[step].empty() ? nullptr : &packed_[step][std::max(iteration, 0)];
     }
 
 private:
-    template <class Leaf>
-    static void take(const tensor_map& given, std::map<std::string, std::vector<float>, std::less<>>& into) {
-        if constexpr (has_role<Leaf, role::weight>) {
-            std::optional<std::size_t> no_batch;
-            into.insert_or_assign(std::string(Leaf::name.view()),
-                                  checked_tensor<typename Leaf::shape>(given, Leaf::name.view(), no_batch).data);
-        }
+    static int iterations(const plan::program& p, int repeat) { return repeat < 0 ? 1 : p.repeats[repeat].count; }
+    static std::string prefix(const plan::program& p, int repeat, int iteration) {
+        return repeat < 0 ? "" : p.repeats[repeat].prefix_of(iteration);
     }
 
-    std::map<std::string, std::vector<float>, std::less<>> plain_;
+    static const host_tensor<float>& checked(const tensor_map& given, const std::string& name, const std::vector<int>& extents) {
+        std::optional<std::size_t> no_batch;
+        return checked_tensor(given, name, extents, no_batch);
+    }
+
+    // Step k's W (its parts stacked along the first axis) and bias, for iteration i, packed.
+    static kernels::packed_weight pack(const plan::program& p, std::size_t k, int i, const tensor_map& given) {
+        const plan::step& s = p.steps[k];
+        std::vector<std::vector<float>> joined;
+        for (const plan::packed_use& use : s.packed) {
+            std::vector<float>& values = joined.emplace_back();
+            for (std::size_t part = 0; part < use.parts.size(); ++part) {
+                const host_tensor<float>& t = checked(given, prefix(p, s.repeat, i) + use.parts[part], use.part_extents[part]);
+                values.insert(values.end(), t.data.begin(), t.data.end());
+            }
+        }
+        return s.pack(joined[0].data(), joined.size() > 1 ? joined[1].data() : nullptr);
+    }
+
+    std::vector<std::vector<std::vector<float>>> plain_;        // per slot, per iteration
+    std::vector<std::vector<kernels::packed_weight>> packed_;  // per step, per iteration
+    bool bound_ = false;
 };
-
-template <class... Leaves>
-std::string joined_names(leaf_set<Leaves...>) {
-    std::string text;
-    ((text.append(text.empty() ? "" : ",").append(Leaves::name.view())), ...);
-    return text;
-}
-
-// Which packed panels a gemm node reads: the names of its weight and bias leaves.
-template <class E>
-const std::string& gemm_key() {
-    static const std::string key = [] {
-        std::string text = joined_names(leaves_t<child_t<E, 1>>{});
-        if constexpr (epilogue_of<E>::bias) text.append("|").append(joined_names(leaves_t<child_t<E, 2>>{}));
-        return text;
-    }();
-    return key;
-}
 
 }  // namespace ctformer::runtime

@@ -1,52 +1,57 @@
-// The memory one run works in: buffers for intermediates and per-thread kernel scratch, handed out
-// in the same order on every run and kept for the next, so a model allocates only on its first run
-// (or when the batch grows). A run owns its workspace; concurrent runs use separate ones.
+// The memory one run works in: one arena for the activations (the plan's allocation places every
+// value slot in it, reusing dead ones) and a scratch block per thread, kept for the next run, so a
+// model allocates only on its first run or when the batch grows. A run owns its workspace;
+// concurrent runs use separate ones. A failed allocation throws out_of_memory.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include <hwy/aligned_allocator.h>
 
-namespace ctformer::runtime {
+#include "../plan/allocation.hpp"
+#include "errors.hpp"
 
-template <class T>
-T& mine(std::vector<std::unique_ptr<T>>& per_thread, int thread) {
-    auto& object = per_thread[thread];
-    if (!object) object = std::make_unique<T>();
-    return *object;
-}
+namespace ctformer::runtime {
 
 class workspace {
 public:
-    // At least `count` floats, the same buffer for the same slot on every run.
-    float* floats(std::size_t slot, std::size_t count) {
-        if (slot >= buffers_.size()) buffers_.resize(slot + 1);
-        buffer& b = buffers_[slot];
-        if (b.capacity < count) b = {hwy::AllocateAligned<float>(count), count};
-        return b.data.get();
+    // The arena laid out for `at`: the allocation (computed once per batch) and its memory.
+    float* arena(const plan::program& p, const plan::extent_values& at) {
+        if (!layout_ || layout_->first.batch != at.batch) layout_.emplace(at, plan::allocate(p, at));
+        grow(arena_, arena_floats_, layout_->second.floats, "the activations");
+        return arena_.get();
     }
+    const plan::allocation& layout() const { return layout_->second; }
 
-    // Room for one T per thread for a slot; call it before the threads start. Thread t makes its own
-    // with mine(...) on first use.
-    template <class T>
-    std::vector<std::unique_ptr<T>>& per_thread(std::size_t slot, int threads) {
-        if (slot >= objects_.size()) objects_.resize(slot + 1);
-        if (!objects_[slot]) objects_[slot] = std::make_shared<std::vector<std::unique_ptr<T>>>();
-        auto& all = *std::static_pointer_cast<std::vector<std::unique_ptr<T>>>(objects_[slot]);
-        if (all.size() < static_cast<std::size_t>(threads)) all.resize(threads);
-        return all;
+    // One block of `bytes` per thread.
+    std::vector<std::byte*> scratch(std::size_t bytes, int threads) {
+        if (scratch_.size() < static_cast<std::size_t>(threads)) scratch_.resize(threads), scratch_bytes_.resize(threads);
+        std::vector<std::byte*> blocks;
+        for (int t = 0; t < threads; ++t) {
+            grow(scratch_[t], scratch_bytes_[t], bytes, "per-thread scratch");
+            blocks.push_back(scratch_[t].get());
+        }
+        return blocks;
     }
 
 private:
-    struct buffer {
-        hwy::AlignedFreeUniquePtr<float[]> data;
-        std::size_t capacity = 0;
-    };
-    std::vector<buffer> buffers_;
-    std::vector<std::shared_ptr<void>> objects_;
+    template <class T>
+    static void grow(hwy::AlignedFreeUniquePtr<T[]>& memory, std::size_t& capacity, std::size_t count, const char* what) {
+        if (capacity >= count && memory) return;
+        memory = hwy::AllocateAligned<T>(count ? count : 1);
+        capacity = memory ? count : 0;
+        if (!memory) throw out_of_memory(what, count * sizeof(T));
+    }
+
+    std::optional<std::pair<plan::extent_values, plan::allocation>> layout_;
+    hwy::AlignedFreeUniquePtr<float[]> arena_;
+    std::size_t arena_floats_ = 0;
+    std::vector<hwy::AlignedFreeUniquePtr<std::byte[]>> scratch_;
+    std::vector<std::size_t> scratch_bytes_;
 };
 
 // Workspaces for runs that may overlap: a run takes one (or a new one) and gives it back.

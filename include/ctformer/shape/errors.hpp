@@ -33,6 +33,8 @@ template <int N> struct kv_heads_is {};
 template <int N> struct d_model_is {};
 template <int N> struct d_ff_is {};
 template <int N> struct layers_is {};
+template <int N> struct count_is {};
+template <class Shape> struct result_is {};
 template <fixed_string Name> struct target_is {};
 template <fixed_string Flags> struct pass_flags {};
 
@@ -70,6 +72,11 @@ template <class Key, class Value> struct CTF_KEY_AND_VALUE_LENGTHS_DIFFER;
 template <class Query, class Key> struct CTF_QUERY_AND_KEY_BATCH_DIFFER;
 template <class Query, class Key, class Value> struct CTF_ATTENTION_INPUTS_DO_NOT_FIT;
 template <class Layers> struct CTF_ENCODER_NEEDS_ONE_LAYER_OR_MORE;
+
+// ---- repeat ---------------------------------------------------------------------------------------
+template <class Count> struct CTF_REPEAT_NEEDS_ONE_ITERATION_OR_MORE;
+template <class Input, class Result> struct CTF_REPEATED_BLOCK_CHANGES_THE_SHAPE;
+template <class Count> struct CTF_REPEATS_DO_NOT_NEST;
 
 // ---- compiling ------------------------------------------------------------------------------------
 template <class Target, class Flags> struct CTF_COMPILE_FOR_AN_EMULATED_TARGET_PASS_SIMD_FLAGS;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -108,19 +109,23 @@ constexpr bool all_positive_or_batch(const extents_t<N>& e) {
 }
 
 // "[B,_10,_512]": static extents carry a leading underscore, the run-time batch is B.
-template <shape_type S>
-std::string to_string() {
+inline std::string extents_text(std::span<const int> extents) {
     std::string text = "[";
-    for (std::size_t i = 0; i < S::rank; ++i) {
+    for (std::size_t i = 0; i < extents.size(); ++i) {
         if (i) text += ',';
-        if (S::extents[i] == batch) {
+        if (extents[i] == batch) {
             text += 'B';
         } else {
             text += '_';
-            text += std::to_string(S::extents[i]);
+            text += std::to_string(extents[i]);
         }
     }
     return text + "]";
+}
+
+template <shape_type S>
+std::string to_string() {
+    return extents_text(S::extents);
 }
 
 }  // namespace ctformer

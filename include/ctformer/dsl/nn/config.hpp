@@ -6,10 +6,11 @@
 #include "../../shape/check.hpp"
 #include "../../shape/errors.hpp"
 #include "../bind.hpp"
+#include "../ops/kinds.hpp"
 
 namespace ctformer::nn {
 
-enum class activation { relu, gelu };
+using ctformer::activation;  // of the feed-forward network: relu (the default), gelu, or none
 
 // post: LayerNorm(x + sublayer(x)), as in the seeds and PyTorch's default;
 // pre:  x + sublayer(LayerNorm(x)), PyTorch's norm_first=True.

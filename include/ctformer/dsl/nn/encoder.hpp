@@ -2,13 +2,14 @@
 //   post-LN (the seeds):  h = LN1(x + MHA(x));  y = LN2(h + FFN(h))
 //   pre-LN:               h = x + MHA(LN1(x));  y = h + FFN(LN2(h))
 // Weights: {Prefix}self_attn.*, {Prefix}linear1.*, {Prefix}linear2.*, {Prefix}norm1.*,
-// {Prefix}norm2.*; encoder<cfg, N> prefixes layer i with "layers.i.". Values used twice are bound
-// ({Prefix}input, {Prefix}norm1, ..., {Prefix}output), so depth adds bindings, not tree size.
+// {Prefix}norm2.*; encoder<cfg, N> repeats one layer N times, layer i reading "layers.i." names.
+// Values used twice are bound ({Prefix}input, {Prefix}norm1, ..., {Prefix}output).
 // encoder_layer_with_weights binds the per-head attention weights as {Prefix}self_attn.attn_weights
 // [B, heads, L, L], for run_options.keep (PyTorch's layer does not return them).
 #pragma once
 
 #include "../ops/layer_norm.hpp"
+#include "../repeat.hpp"
 #include "attention.hpp"
 #include "feed_forward.hpp"
 
@@ -81,16 +82,6 @@ auto encoder_layer_with_weights(X x, M... masks) {
 template <fixed_string Prefix, int Layer>
 inline constexpr auto layer_prefix = Prefix + fixed_string("layers.") + decimal<Layer>() + fixed_string(".");
 
-template <config C, int Layers, fixed_string Prefix, int Layer, operand X, mask_descriptor... M>
-auto encoder_from(X x, M... masks) {
-    if constexpr (Layer == Layers) {
-        return x;
-    } else {
-        auto y = encoder_layer_block<C, layer_prefix<Prefix, Layer>>::build(std::move(x), masks...);
-        return encoder_from<C, Layers, Prefix, Layer + 1>(std::move(y), std::move(masks)...);
-    }
-}
-
 template <config C, int Layers, fixed_string Prefix, operand X, mask_descriptor... M>
 using encoder_error =
     first_failure_t<check<(Layers >= 1), CTF_ENCODER_NEEDS_ONE_LAYER_OR_MORE<layers_is<Layers>>>,
@@ -101,11 +92,13 @@ template <config C, int Layers, fixed_string Prefix = "", operand X, mask_descri
     requires has_error<Failure>
 Failure encoder(X, M...);
 
-// N encoder layers; the output of layer i is bound as "layers.i.output".
+// N encoder layers, one body repeated (dsl/repeat.hpp): layer i reads {Prefix}layers.{i}.*, and
+// the whole stack is bound as {Prefix}layers.output.
 template <config C, int Layers, fixed_string Prefix = "", operand X, mask_descriptor... M>
     requires no_error<encoder_error<C, Layers, Prefix, X, M...>>
 auto encoder(X x, M... masks) {
-    return encoder_from<C, Layers, Prefix, 0>(std::move(x), std::move(masks)...);
+    return repeat<Layers, Prefix + fixed_string("layers.")>(
+        std::move(x), [&](auto h) { return encoder_layer_block<C, "">::build(h, masks...); });
 }
 
 }  // namespace ctformer::nn

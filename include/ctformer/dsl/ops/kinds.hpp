@@ -1,0 +1,25 @@
+// The graph's vocabulary of kinds, shared by the DSL, the passes, the plan and the kernels (and
+// belonging to none of them): activations, causal alignments, and what a GEMM fuses after its
+// product.
+#pragma once
+
+namespace ctformer {
+
+// What follows a linear layer: none, max(x, 0), or x·Φ(x) = 0.5·x·(1 + erf(x/√2)) (PyTorch's gelu).
+enum class activation { none, relu, gelu };
+
+// Which keys a query may see: all; j <= i (top-left, PyTorch's is_causal); or j <= i + (Lk - Lq)
+// (bottom-right, aligned at the last key).
+enum class causality { none, top_left, bottom_right };
+
+// C = act(A·Wᵀ + bias) + residual, each term after the product optional.
+template <bool Bias, activation Act, bool Residual>
+struct epilogue {
+    static constexpr bool bias = Bias;
+    static constexpr activation act = Act;
+    static constexpr bool residual = Residual;
+};
+
+using plain = epilogue<false, activation::none, false>;
+
+}  // namespace ctformer

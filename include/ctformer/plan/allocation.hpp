@@ -1,0 +1,83 @@
+// Buffer reuse, a pass of its own over the program (Halide's storage folding): each value slot lives
+// from the first step that writes it to the last that reads it, and is placed in one workspace arena,
+// first fit, in the space of slots already dead. So the arena is the run's peak activation memory.
+//
+// A repeat's body runs many times: a slot made before the repeat and read inside it lives to the
+// repeat's end, and so do the two buffers the iterations alternate between (its value and spare);
+// the body's own slots die and are reused within one iteration. Inputs, weights, constants and the
+// result belong to the caller and take no arena space.
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "program.hpp"
+
+namespace ctformer::plan {
+
+struct lifetime {
+    std::size_t first = static_cast<std::size_t>(-1), last = 0;  // steps; first = -1: never written
+    bool in_arena = false;
+};
+
+inline std::vector<lifetime> lifetimes(const program& p) {
+    std::vector<lifetime> life(p.slots.size());
+    const auto touch = [&](slot_id s, std::size_t k) {
+        life[s].first = std::min(life[s].first, k);
+        life[s].last = std::max(life[s].last, k);
+    };
+    for (std::size_t k = 0; k < p.steps.size(); ++k) {
+        for (const operand_slot& o : p.steps[k].reads) life[o.slot].last = std::max(life[o.slot].last, k);
+        touch(p.steps[k].writes, k);
+    }
+    for (const repeat_block& r : p.repeats) {
+        touch(r.value, r.first);
+        touch(r.spare, r.first);
+        touch(r.spare, r.end - 1);
+        for (slot_id s = 0; s < p.slots.size(); ++s)
+            if (life[s].first < r.first && life[s].last >= r.first) life[s].last = std::max(life[s].last, r.end - 1);
+        life[r.argument].last = std::max(life[r.argument].last, r.end - 1);
+    }
+    for (slot_id s = 0; s < p.slots.size(); ++s) life[s].in_arena = p.slots[s].kind == slot_kind::value;
+    return life;
+}
+
+// Where each value slot lives for a run of the given extents, and how large the arena is.
+struct allocation {
+    static constexpr std::size_t align_floats = 32;  // 128-byte aligned starts
+    std::vector<std::size_t> offset;                  // in floats, per slot (value slots only)
+    std::size_t floats = 0;
+    std::size_t bytes() const { return floats * sizeof(float); }
+};
+
+inline allocation allocate(const program& p, const extent_values& at) {
+    const std::vector<lifetime> life = lifetimes(p);
+    allocation a;
+    a.offset.assign(p.slots.size(), 0);
+    std::map<std::size_t, std::size_t> live;  // offset -> floats, of the slots alive now
+    std::vector<std::vector<slot_id>> starting(p.steps.size()), ending(p.steps.size());
+    for (slot_id s = 0; s < p.slots.size(); ++s)
+        if (life[s].in_arena && life[s].first < p.steps.size()) {
+            starting[life[s].first].push_back(s);
+            ending[life[s].last].push_back(s);
+        }
+    for (std::size_t k = 0; k < p.steps.size(); ++k) {
+        for (slot_id s : starting[k]) {
+            const std::size_t size = std::max<std::size_t>(1, (p.slots[s].elements(at) + allocation::align_floats - 1) /
+                                                                  allocation::align_floats) * allocation::align_floats;
+            std::size_t place = 0;  // the first gap between live blocks that fits
+            for (const auto& [begin, floats] : live) {
+                if (begin >= place + size) break;
+                place = std::max(place, begin + floats);
+            }
+            live.emplace(place, size);
+            a.offset[s] = place;
+            a.floats = std::max(a.floats, place + size);
+        }
+        for (slot_id s : ending[k]) live.erase(a.offset[s]);
+    }
+    return a;
+}
+
+}  // namespace ctformer::plan

@@ -1,0 +1,271 @@
+// Lowering: a fused graph becomes its program (program.hpp), the one list of steps that runs.
+//
+// Every call node is one step that writes its value to a slot, except views, which a step reads
+// through (split_heads / expand_heads / columns under the steps that read heads, merge_heads over one
+// that writes them). Leaves are slots already: inputs, weights, constants, bound values. Which step a
+// node becomes is decided once, in step_of below; what the step is (operands, name, FLOPs, scratch,
+// launch) is written beside its kernel, in steps/. A repeat's body is lowered once, its steps marked
+// with the repeat they run in.
+// Per-target code (the steps' launch functions are this target's): include once per target.
+// Toggling include guard: this file is included once per target.
+#if defined(CTFORMER_PLAN_LOWERING_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef CTFORMER_PLAN_LOWERING_INL_H_
+#undef CTFORMER_PLAN_LOWERING_INL_H_
+#else
+#define CTFORMER_PLAN_LOWERING_INL_H_
+#endif
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <hwy/highway.h>
+
+#include "../dsl/repeat.hpp"
+#include "steps/attention-inl.h"
+#include "steps/elementwise-inl.h"
+#include "steps/gemm-inl.h"
+#include "steps/matmul-inl.h"
+#include "steps/reference-inl.h"
+#include "steps/rows-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ctformer::plan::HWY_NAMESPACE {
+
+// Steps that write [..., heads, L, D], which merge_heads can take in place.
+template <class E>
+concept head_writer = is_attention<E> || batched_matmul<E>;
+
+template <class E>
+concept merged_heads = is_op<E, merge_heads_op> && head_writer<child_t<E, 0>>;
+
+// The step a node becomes: a kernel, or the reference formula where no pass fused it into one.
+template <class E>
+struct step_of : reference_step<E> {};
+template <class E>
+    requires is_leaf<E>
+struct step_of<E> : copy_step<E> {};
+template <class E>
+    requires is_gemm<E>
+struct step_of<E> : gemm_step<E> {};
+template <class E>
+    requires is_attention<E>
+struct step_of<E> : attention_step<E, false> {};
+template <class E>
+    requires merged_heads<E> && is_attention<child_t<E, 0>>
+struct step_of<E> : attention_step<E, true> {};
+template <class E>
+    requires is_probabilities<E>
+struct step_of<E> : probabilities_step<E> {};
+template <class E>
+    requires batched_matmul<E>
+struct step_of<E> : batched_matmul_step<E, false> {};
+template <class E>
+    requires merged_heads<E> && batched_matmul<child_t<E, 0>>
+struct step_of<E> : batched_matmul_step<E, true> {};
+template <class E>
+    requires is_op<E, layer_norm_op> || is_op<E, residual_layer_norm_op>
+struct step_of<E> : layer_norm_step<E> {};
+template <class E>
+    requires is_op<E, softmax_op>
+struct step_of<E> : softmax_step<E> {};
+template <class E>
+    requires is_op<E, add_op>
+struct step_of<E> : add_step<E> {};
+
+template <class E>
+concept is_bound_leaf = is_leaf<E> && requires { head_t<E>::name; } && !requires { head_t<E>::tensor_role; };
+
+template <class Shape>
+std::vector<int> extents_vector() {
+    return {Shape::extents.begin(), Shape::extents.end()};
+}
+
+class lowering {
+public:
+    explicit lowering(program& p) : p_(p) {}
+
+    // The graph's bindings, in order, then its result into the result slot.
+    template <operand G>
+    void graph(const G& g) {
+        if constexpr (graph_type<G>) {
+            std::apply([&](const auto&... b) { (binding(b), ...); }, g.bindings);
+            result(g.result);
+        } else {
+            result(g);
+        }
+    }
+
+    // The slot holding e's value: a leaf's own, or a new one that the steps computing e write.
+    template <expression E>
+    slot_id value(const E& e) {
+        if constexpr (is_leaf<E>) {
+            return leaf(e.elements[hana::size_c<0>]);
+        } else {
+            const slot_id out = add_slot("", slot_kind::value, extents_vector<shape_of_t<E>>(), repeat_);
+            emit(e, out);
+            return out;
+        }
+    }
+
+    // A weight a step packs: one weight leaf, or a concat of them.
+    template <expression W>
+    packed_use packed(const W& w) {
+        packed_use use;
+        const auto add = [&]<class Leaf>(const Leaf&) {
+            use.parts.emplace_back(Leaf::name.view());
+            use.part_extents.push_back(extents_vector<typename Leaf::shape>());
+        };
+        if constexpr (is_leaf<W>) add(w.elements[hana::size_c<0>]);
+        else [&]<std::size_t... I>(std::index_sequence<I...>) {
+            (add(child<I>(w).elements[hana::size_c<0>]), ...);
+        }(std::make_index_sequence<arity<W>>{});
+        return use;
+    }
+
+private:
+    slot_id add_slot(std::string name, slot_kind kind, std::vector<int> extents, int repeat) {
+        p_.slots.push_back({std::move(name), kind, std::move(extents), repeat, nullptr});
+        return p_.slots.size() - 1;
+    }
+
+    // Names in scope: the repeat body's own, then the graph's.
+    slot_id* find(const std::string& name) {
+        for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope)
+            if (const auto found = scope->find(name); found != scope->end()) return &found->second;
+        return nullptr;
+    }
+
+    // Inputs are the run's, the same for every repeat; a weight is its repeat's, named per iteration.
+    template <fixed_string Name, class Shape, role Role, dtype Dtype>
+    slot_id leaf(const tensor<Name, Shape, Role, Dtype>&) {
+        constexpr bool input = Role == role::input;
+        std::map<std::string, slot_id>& names = input ? scopes_.front() : scopes_.back();
+        const std::string key = (input ? "input:" : "weight:") + std::string(Name.view());
+        if (const auto found = names.find(key); found != names.end()) return found->second;
+        return names[key] = add_slot(std::string(Name.view()), input ? slot_kind::input : slot_kind::weight,
+                                     extents_vector<Shape>(), input ? -1 : repeat_);
+    }
+
+    template <fixed_string Name, class Shape, dtype Dtype>
+    slot_id leaf(const bound<Name, Shape, Dtype>&) {
+        if (const slot_id* s = find(std::string(Name.view()))) return *s;
+        throw error("ctformer: internal error, please report: " + std::string(Name.view()) + " used before it was computed");
+    }
+
+    template <class Table, class Shape>
+    slot_id leaf(const constant<Table, Shape>&) {
+        const std::string key = std::string("constant:") + Table::name + to_string<Shape>();
+        if (const slot_id* s = find(key)) return *s;
+        const slot_id s = add_slot(Table::name, slot_kind::constant, extents_vector<Shape>(), -1);
+        p_.slots[s].constant = constant_table<Table, Shape>();
+        return scopes_.front()[key] = s;
+    }
+
+    // The values of a table known at compile time, made once.
+    template <class Table, class Shape>
+    static const float* constant_table() {
+        static const std::vector<float> table = [] {
+            constexpr int rows = Shape::extents[0], cols = Shape::extents[1];
+            std::vector<float> values(rows * cols);
+            for (int r = 0; r < rows; ++r)
+                for (int c = 0; c < cols; ++c) values[r * cols + c] = static_cast<float>(Table::at(r, c, cols));
+            return values;
+        }();
+        return table.data();
+    }
+
+    // The step computing e into `out`, after the steps of its operands.
+    template <expression E>
+    void emit(const E& e, slot_id out) {
+        using kind = step_of<E>;
+        step s;
+        kind::lower(e, *this, s);
+        s.kernel = kind::kernel();
+        s.detail = kind::detail(e);
+        s.writes = out;
+        s.repeat = repeat_;
+        s.scratch_bytes = kind::scratch_bytes();
+        s.flops = &kind::flops;
+        s.launch = &kind::launch;
+        if constexpr (requires { &kind::pack; }) s.pack = &kind::pack;
+        s.node = &e;
+        p_.steps.push_back(std::move(s));
+        if (p_.slots[out].name.empty()) p_.slots[out].name = "#" + std::to_string(p_.steps.size() - 1);
+    }
+
+    template <class B>
+    void binding(const B& b) {
+        if constexpr (repeated<B>) {
+            repeat(b);
+        } else {
+            const slot_id s = add_slot(std::string(B::name.view()), slot_kind::value,
+                                       extents_vector<shape_of_t<decltype(b.definition)>>(), repeat_);
+            emit(b.definition, s);
+            scopes_.back()[std::string(B::name.view())] = s;
+        }
+    }
+
+    // The graph's result, or a repeat body's output: computed into `kind` of slot. A bound value
+    // that is a step's output becomes that slot itself; anything else is computed (or copied) there.
+    template <expression R>
+    slot_id computed_into(const R& r, slot_kind kind) {
+        if constexpr (is_bound_leaf<R>) {
+            const slot_id s = leaf(r.elements[hana::size_c<0>]);
+            if (p_.slots[s].kind == slot_kind::value && p_.slots[s].repeat == repeat_) {
+                p_.slots[s].kind = kind;
+                return s;
+            }
+        }
+        const slot_id out = add_slot(kind == slot_kind::result ? "result" : "output", kind,
+                                     extents_vector<shape_of_t<R>>(), repeat_);
+        emit(r, out);
+        return out;
+    }
+
+    template <expression R>
+    void result(const R& r) {
+        p_.result = computed_into(r, slot_kind::result);
+    }
+
+    template <class B>
+    void repeat(const B& b) {
+        const std::vector<int> extents = extents_vector<shape_of_t<decltype(b.argument)>>();
+        repeat_block block{std::string(B::prefix.view()), B::count};
+        block.argument = value(b.argument);
+        block.first = p_.steps.size();
+        repeat_ = static_cast<int>(p_.repeats.size());
+        p_.repeats.push_back(block);
+        scopes_.emplace_back();
+        const slot_id input = add_slot(std::string(repeat_input_name.view()), slot_kind::carried, extents, repeat_);
+        scopes_.back()[std::string(repeat_input_name.view())] = input;
+        std::apply([&](const auto&... inner) { (binding(inner), ...); }, b.body.bindings);
+        const slot_id output = computed_into(b.body.result, slot_kind::carried);
+        scopes_.pop_back();
+        repeat_ = -1;
+        repeat_block& r = p_.repeats.back();
+        r.input = input;
+        r.output = output;
+        r.end = p_.steps.size();
+        r.value = add_slot(std::string(B::name.view()), slot_kind::value, extents, -1);
+        r.spare = add_slot(std::string(B::name.view()) + " (alternate)", slot_kind::value, extents, -1);
+        scopes_.back()[std::string(B::name.view())] = r.value;
+    }
+
+    program& p_;
+    int repeat_ = -1;
+    std::vector<std::map<std::string, slot_id>> scopes_{1};
+};
+
+// The program of a fused graph; its steps point into `fused`, which must outlive it.
+template <operand G>
+program lower(const G& fused) {
+    program p;
+    lowering(p).graph(fused);
+    return p;
+}
+
+}  // namespace ctformer::plan::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // CTFORMER_PLAN_LOWERING_INL_H_ toggle

@@ -1,0 +1,154 @@
+// The plan of a compiled model, and the program it runs: an ordered list of steps over slots.
+//
+//   slot   a value: an input, a weight, a constant table, an activation the steps write, the result
+//   step   one kernel call: what it reads (slots, by role), what it writes (a slot), its shape,
+//          FLOPs and scratch, the weights it packs at bind time, and the function that launches it
+//   repeat a run of steps that is executed `count` times, iteration i reading its weights under
+//          prefix + i + "." (nn::encoder's layers): one body in the plan, whatever the depth
+//
+// Lowering (lowering-inl.h) makes it from the fused graph; the executor (runtime/run.hpp) runs
+// exactly this list; explain(), the DOT picture and the generator print or emit it. Each kernel's
+// facts (name, FLOP formula, scratch, launch) are written once, in plan/steps/.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../dsl/repeat.hpp"
+#include "../kernels/gemm.hpp"
+
+namespace ctformer::plan {
+
+using slot_id = std::size_t;
+inline constexpr slot_id no_slot = static_cast<slot_id>(-1);
+
+// The run-time extents a run fills in: the batch (and, later, sequence lengths).
+struct extent_values {
+    std::size_t batch = 1;
+};
+
+enum class slot_kind {
+    input,     // given by name in run()'s inputs
+    weight,    // bound by name (under its repeat's prefix), read in place
+    constant,  // a table known at compile time (the positional encoding)
+    value,     // written by a step, in the workspace
+    result,    // the graph's result: the caller's output tensor
+    carried,   // a repeat body's input: the argument, then the previous iteration's output
+};
+
+struct slot {
+    std::string name;          // a binding's or tensor's name (relative to its repeat), or "#k" for step k's
+    slot_kind kind = slot_kind::value;
+    std::vector<int> extents;  // static extents; batch is -1
+    int repeat = -1;           // the repeat whose body it belongs to, or -1
+    const float* constant = nullptr;  // a constant's values
+
+    std::size_t elements(const extent_values& at) const {
+        std::size_t n = 1;
+        for (int e : extents) n *= e == batch ? at.batch : static_cast<std::size_t>(e);
+        return n;
+    }
+    std::string shape_text() const { return extents_text(extents); }  // "[B,_10,_512]"
+};
+
+// A weight a step packs at bind time (a GEMM's W or bias): one tensor, or several stacked along
+// their first axis (fuse_qkv's [Wq|Wk|Wv]); names relative to the step's repeat.
+struct packed_use {
+    std::vector<std::string> parts;
+    std::vector<std::vector<int>> part_extents;
+};
+
+struct operand_slot {
+    std::string_view role;  // "a", "residual", "q", "k", "v", "key_padding", "gamma", ...
+    slot_id slot;
+};
+
+struct step;
+
+// What a step's launch is given: its operands' memory in the order of step::reads, its output,
+// its packed weights (step::packed, packed together), and the run's extents, threads and scratch.
+struct launch_args {
+    const float* const* reads;
+    float* out;
+    const kernels::packed_weight* packed;
+    extent_values extents;
+    int threads;
+    std::byte* const* scratch;  // one block of step::scratch_bytes per thread
+};
+
+struct step {
+    std::string kernel;  // "gemm", "fused_attention (heads merged)"
+    std::string detail;  // its parameters: "epilogue: +bias relu", "scale=0.125 causal"
+    std::vector<operand_slot> reads;
+    std::vector<packed_use> packed;
+    slot_id writes = no_slot;
+    int repeat = -1;
+    std::size_t scratch_bytes = 0;  // per thread, in this target's layout
+    double (*flops)(const extent_values&) = nullptr;
+    void (*launch)(const step&, const launch_args&) = nullptr;
+    // Packs W [N, K] (and the bias) for this target, when the step has packed weights.
+    kernels::packed_weight (*pack)(const float* w, const float* bias) = nullptr;
+    const void* node = nullptr;  // the fused node it computes: its compile-time shapes and parameters
+};
+
+struct repeat_block {
+    std::string prefix;  // "layers."
+    int count = 0;
+    std::size_t first = 0, end = 0;  // steps [first, end)
+    slot_id argument = no_slot;      // fed to iteration 0
+    slot_id input = no_slot;         // the body's input (carried)
+    slot_id output = no_slot;        // what the body's last step writes (carried)
+    slot_id value = no_slot;         // the last iteration's output, the repeat's value
+    slot_id spare = no_slot;         // the other buffer iterations alternate with
+
+    std::string prefix_of(int iteration) const { return iteration_prefix(prefix, iteration); }  // "layers.3."
+    std::string label() const { return repeat_label(prefix, count); }  // "×6 (layers.0. … layers.5.)"
+};
+
+struct program {
+    std::vector<slot> slots;
+    std::vector<step> steps;
+    std::vector<repeat_block> repeats;
+    slot_id result = no_slot;
+
+    // Every step in the order it runs, f(step index, iteration; -1 outside a repeat).
+    template <class F>
+    void for_each_run(F f) const {
+        for (std::size_t k = 0; k < steps.size();) {
+            if (steps[k].repeat < 0) {
+                f(k++, -1);
+                continue;
+            }
+            const repeat_block& r = repeats[steps[k].repeat];
+            for (int i = 0; i < r.count; ++i)
+                for (std::size_t j = r.first; j < r.end; ++j) f(j, i);
+            k = r.end;
+        }
+    }
+
+    // Floating-point operations of one run, repeated steps counted each time.
+    double flops(const extent_values& at) const {
+        double total = 0;
+        for_each_run([&](std::size_t k, int) { total += steps[k].flops(at); });
+        return total;
+    }
+
+    // The most per-thread scratch any step needs.
+    std::size_t scratch_bytes() const {
+        std::size_t most = 0;
+        for (const step& s : steps) most = std::max(most, s.scratch_bytes);
+        return most;
+    }
+
+    // A slot's name as a reader sees it: "layers.{i}.norm1" for a slot of a repeat body.
+    std::string display_name(slot_id s) const {
+        const slot& v = slots[s];
+        return v.repeat < 0 ? v.name : repeats[v.repeat].prefix + "{i}." + v.name;
+    }
+};
+
+}  // namespace ctformer::plan

@@ -1,0 +1,145 @@
+// The attention steps (kernels/attention-inl.h has the loops), everything the plan knows of them:
+//   fused_attention          softmax(mask(scale · Q·Kᵀ)) · V, written as heads or, under
+//                            merge_heads, straight into [..., L, heads·D]
+//   attention_probabilities  softmax(mask(scale · Q·Kᵀ)) written out [..., heads, Lq, Lk]
+// Q, K and V are read through head views (heads.hpp); the key-padding mask, when there is one, is
+// [B, Lk] (or [Lk]) floats, non-zero = attend. Scratch per thread: one key block and one query tile.
+// Toggling include guard: this file is included once per target.
+#if defined(CTFORMER_PLAN_STEPS_ATTENTION_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef CTFORMER_PLAN_STEPS_ATTENTION_INL_H_
+#undef CTFORMER_PLAN_STEPS_ATTENTION_INL_H_
+#else
+#define CTFORMER_PLAN_STEPS_ATTENTION_INL_H_
+#endif
+
+#include <algorithm>
+
+#include "../../kernels/attention-inl.h"
+#include "../../runtime/parallel.hpp"
+#include "heads.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace ctformer::plan::HWY_NAMESPACE {
+namespace kt = ctformer::kernels::HWY_NAMESPACE;
+
+// Causal attention visits only the keys each query may see.
+template <causality Causal>
+constexpr std::size_t visible_pairs(std::size_t lq, std::size_t lk) {
+    std::size_t pairs = 0;
+    for (std::size_t i = 0; i < lq; ++i) pairs += kernels::visible_keys<Causal>(i, lq, lk);
+    return pairs;
+}
+
+// What the two attention steps share. E is the node lowered; A the attention node (E itself, or
+// under merge_heads when Merged); Dv 0 for the probabilities, which have no values.
+template <class E, bool Merged, std::size_t Dv>
+struct attention_common {
+    using A = std::conditional_t<Merged, child_t<E, 0>, E>;
+    using K = operand_t<A, operand_role::key>;
+    static constexpr bool key_padding = op_t<A>::key_padding;
+    static constexpr std::size_t lq = last(extents_of<A>, 1), lk = last(extents_of<K>, 1), dk = last(extents_of<K>);
+    using scratch_type = kt::attention_scratch<lq, lk, dk, Dv>;
+
+    static const A& node(const E& e) {
+        if constexpr (Merged) return child<0>(e);
+        else return e;
+    }
+    static std::string detail(const E& e) { return op_of(node(e)).detail(); }
+    static std::size_t scratch_bytes() { return scratch_type::bytes(); }
+
+    // The slots of Q and K (and V) that the head views read, then the key-padding mask.
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        const A& a = node(e);
+        s.reads.push_back({"q", l.value(head_base(operand_of<operand_role::query>(a)))});
+        s.reads.push_back({"k", l.value(head_base(operand_of<operand_role::key>(a)))});
+        if constexpr (has_operand_role<A, operand_role::value>)
+            s.reads.push_back({"v", l.value(head_base(operand_of<operand_role::value>(a)))});
+        if constexpr (key_padding) s.reads.push_back({"key_padding", l.value(operand_of<operand_role::key_padding>(a))});
+    }
+
+    template <operand_role R>
+    static head_view<const float> heads(const launch_args& a, std::size_t read) {
+        return heads_of<operand_t<A, R>>(a.reads[read], a.extents);
+    }
+
+    // f(instance, first row, end row, scratch, args) over the `instances` (sequence, head) pairs and
+    // enough chunks of query rows for the threads; chunks are whole blocks of kQueryRows rows, so the
+    // split never changes a row's arithmetic. Each thread works in its own scratch.
+    template <class F>
+    static void over_query_rows(const step& s, const launch_args& a, std::size_t instances, F f) {
+        if (instances == 0) return;
+        const float scale = static_cast<float>(op_of(node(*static_cast<const E*>(s.node))).scale);
+        const float* padding = key_padding ? a.reads[s.reads.size() - 1] : nullptr;
+        std::size_t per_sequence = instances;  // instances that share one sequence's mask row
+        if constexpr (key_padding)
+            if (shape_of_t<operand_t<A, operand_role::key_padding>>::batched) per_sequence = instances / a.extents.batch;
+        const std::size_t wanted = a.threads > 1 ? 2 * static_cast<std::size_t>(a.threads) : 1;
+        const std::size_t row_blocks = (lq + kt::kQueryRows - 1) / kt::kQueryRows;
+        const std::size_t chunks = std::min(row_blocks, (wanted + instances - 1) / instances);
+        const std::size_t chunk_rows = (row_blocks + chunks - 1) / chunks * kt::kQueryRows;
+        runtime::parallel_for(instances * chunks, a.threads, [&](std::size_t item, int thread) {
+            const std::size_t i = item / chunks, first = item % chunks * chunk_rows;
+            const kernels::attention_args args{scale, padding ? padding + i / per_sequence * lk : nullptr};
+            scratch_type scratch(a.scratch[thread]);
+            f(i, first, std::min(lq, first + chunk_rows), scratch, args);
+        });
+    }
+};
+
+template <class E, bool Merged>
+struct attention_step : attention_common<E, Merged, last(extents_of<std::conditional_t<Merged, child_t<E, 0>, E>>)> {
+    using base = attention_common<E, Merged, last(extents_of<std::conditional_t<Merged, child_t<E, 0>, E>>)>;
+    using typename base::A;
+    static constexpr std::size_t lq = base::lq, lk = base::lk, dk = base::dk, dv = last(extents_of<A>);
+    static constexpr causality causal = op_t<A>::causal_kind;
+
+    static std::string kernel() { return Merged ? "fused_attention (heads merged)" : "fused_attention"; }
+
+    static double flops(const extent_values& at) {
+        const double instances = double(elements<shape_of_t<A>>(at)) / double(lq * dv);
+        return instances * 2.0 * double(visible_pairs<causal>(lq, lk) * (dk + dv));
+    }
+
+    static void launch(const step& s, const launch_args& a) {
+        const std::size_t instances = elements<shape_of_t<A>>(a.extents) / (lq * dv);
+        const head_view<const float> q = base::template heads<operand_role::query>(a, 0);
+        const head_view<const float> k = base::template heads<operand_role::key>(a, 1);
+        const head_view<const float> v = base::template heads<operand_role::value>(a, 2);
+        const head_view<float> out = heads_written<A, Merged>(a.out, a.extents);
+        base::over_query_rows(s, a, instances, [&](std::size_t i, std::size_t first, std::size_t end,
+                                                   typename base::scratch_type& scratch, const kernels::attention_args& args) {
+            kt::attend_rows<lq, lk, dk, dv, causal>(q.at(i), k.at(i), v.at(i), first, end, out.at(i), args, scratch);
+        });
+    }
+};
+
+template <class E>
+struct probabilities_step : attention_common<E, false, 0> {
+    using base = attention_common<E, false, 0>;
+    static constexpr std::size_t lq = base::lq, lk = base::lk, dk = base::dk;
+    static constexpr causality causal = op_t<E>::causal_kind;
+
+    static std::string kernel() { return "attention_probabilities"; }
+
+    static double flops(const extent_values& at) {
+        const double instances = double(elements<shape_of_t<E>>(at)) / double(lq * lk);
+        return instances * 2.0 * double(visible_pairs<causal>(lq, lk) * dk);
+    }
+
+    static void launch(const step& s, const launch_args& a) {
+        const std::size_t instances = elements<shape_of_t<E>>(a.extents) / (lq * lk);
+        const head_view<const float> q = base::template heads<operand_role::query>(a, 0);
+        const head_view<const float> k = base::template heads<operand_role::key>(a, 1);
+        const head_view<float> out{a.out, 1, 1, instances, lq * lk, 0, lk};
+        base::over_query_rows(s, a, instances, [&](std::size_t i, std::size_t first, std::size_t end,
+                                                   typename base::scratch_type& scratch, const kernels::attention_args& args) {
+            kt::probability_rows<lq, lk, dk, causal>(q.at(i), k.at(i), first, end, out.at(i), args, scratch);
+        });
+    }
+};
+
+}  // namespace ctformer::plan::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // CTFORMER_PLAN_STEPS_ATTENTION_INL_H_ toggle

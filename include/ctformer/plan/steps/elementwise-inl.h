@@ -1,0 +1,70 @@
+// Elementwise steps:
+//   add   a + b, the operand with fewer extents repeated (its extents are the trailing ones)
+//   copy  a value that is already in memory (an input, a weight) copied where the graph wants it:
+//         the result of a graph that returns its input, a binding of a leaf
+// Toggling include guard: this file is included once per target.
+#if defined(CTFORMER_PLAN_STEPS_ELEMENTWISE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef CTFORMER_PLAN_STEPS_ELEMENTWISE_INL_H_
+#undef CTFORMER_PLAN_STEPS_ELEMENTWISE_INL_H_
+#else
+#define CTFORMER_PLAN_STEPS_ELEMENTWISE_INL_H_
+#endif
+
+#include <algorithm>
+
+#include <hwy/highway.h>
+
+#include "../../dsl/ops/elementwise.hpp"
+#include "heads.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace ctformer::plan::HWY_NAMESPACE {
+
+template <class E>
+struct add_step {
+    static std::string kernel() { return "add"; }
+    static std::string detail(const E&) { return ""; }
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"a", l.value(child<0>(e))});
+        s.reads.push_back({"b", l.value(child<1>(e))});
+    }
+
+    static double flops(const extent_values& at) { return double(elements<shape_of_t<E>>(at)); }
+    static std::size_t scratch_bytes() { return 0; }
+
+    static void launch(const step&, const launch_args& a) {
+        const std::size_t na = elements<shape_of_t<child_t<E, 0>>>(a.extents);
+        const std::size_t nb = elements<shape_of_t<child_t<E, 1>>>(a.extents);
+        const std::size_t n = elements<shape_of_t<E>>(a.extents), period = std::min(na, nb);
+        for (std::size_t base = 0; base < n; base += period) {
+            const float* x = a.reads[0] + base % na;
+            const float* y = a.reads[1] + base % nb;
+            for (std::size_t j = 0; j < period; ++j) a.out[base + j] = x[j] + y[j];
+        }
+    }
+};
+
+template <class E>
+struct copy_step {
+    static std::string kernel() { return "copy"; }
+    static std::string detail(const E&) { return ""; }
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"x", l.value(e)});
+    }
+
+    static double flops(const extent_values&) { return 0; }
+    static std::size_t scratch_bytes() { return 0; }
+
+    static void launch(const step&, const launch_args& a) {
+        std::copy_n(a.reads[0], elements<shape_of_t<E>>(a.extents), a.out);
+    }
+};
+
+}  // namespace ctformer::plan::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // CTFORMER_PLAN_STEPS_ELEMENTWISE_INL_H_ toggle

@@ -1,0 +1,74 @@
+// The GEMM step: a fused gemm node act(A·Wᵀ + bias) + residual, as a plan step (kernels/gemm-inl.h
+// has the loops). Everything the plan knows of it is here: its operands, name, FLOPs, scratch (none),
+// how W is packed at bind time and how it is launched on the threads.
+// Toggling include guard: this file is included once per target.
+#if defined(CTFORMER_PLAN_STEPS_GEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef CTFORMER_PLAN_STEPS_GEMM_INL_H_
+#undef CTFORMER_PLAN_STEPS_GEMM_INL_H_
+#else
+#define CTFORMER_PLAN_STEPS_GEMM_INL_H_
+#endif
+
+#include <algorithm>
+
+#include "../../kernels/gemm-inl.h"
+#include "../../runtime/parallel.hpp"
+#include "heads.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace ctformer::plan::HWY_NAMESPACE {
+namespace kt = ctformer::kernels::HWY_NAMESPACE;
+
+template <class E>
+struct gemm_step {
+    using W = operand_t<E, operand_role::weight>;
+    static constexpr std::size_t n = extents_of<W>[0], k = last(extents_of<W>);
+    static constexpr bool residual = epilogue_of<E>::residual;
+
+    static std::string kernel() { return "gemm"; }
+    static std::string detail(const E& e) { return op_of(e).detail(); }
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"a", l.value(operand_of<operand_role::input>(e))});
+        if constexpr (residual) s.reads.push_back({"residual", l.value(operand_of<operand_role::residual>(e))});
+        s.packed.push_back(l.packed(operand_of<operand_role::weight>(e)));
+        if constexpr (epilogue_of<E>::bias) s.packed.push_back(l.packed(operand_of<operand_role::bias>(e)));
+    }
+
+    static double flops(const extent_values& at) { return 2.0 * double(elements<shape_of_t<E>>(at)) * k; }
+    static std::size_t scratch_bytes() { return 0; }
+    static kernels::packed_weight pack(const float* w, const float* bias) { return kt::pack_weight<n, k>(w, bias); }
+
+    // Rows in tiles of whole micro-kernel rows (a row's arithmetic never depends on the split), and,
+    // when there are fewer row tiles than work items wanted, W's panels split too.
+    static void launch(const step&, const launch_args& a) {
+        const std::size_t rows = elements<shape_of_t<E>>(a.extents) / n;
+        kernels::epilogue_args args;
+        if constexpr (residual) {
+            args.residual = a.reads[1];
+            using R = operand_t<E, operand_role::residual>;
+            if constexpr (is_constant<R>) args.residual_rows = extents_of<R>[0];
+        }
+        const kernels::packed_weight& w = *a.packed;
+        const std::size_t row_tiles = (rows + kt::kRows - 1) / kt::kRows;
+        const std::size_t wanted = a.threads > 1 ? 4 * static_cast<std::size_t>(a.threads) : 1;
+        const std::size_t row_blocks = std::max<std::size_t>(1, std::min(row_tiles, wanted));
+        const std::size_t panel_blocks = std::min(w.panels, (wanted + row_blocks - 1) / row_blocks);
+        const std::size_t tiles_per_block = (row_tiles + row_blocks - 1) / row_blocks;
+        const std::size_t panels_per_block = (w.panels + panel_blocks - 1) / panel_blocks;
+        runtime::parallel_for(row_blocks * panel_blocks, a.threads, [&](std::size_t item, int) {
+            const std::size_t r = item / panel_blocks, p = item % panel_blocks;
+            const std::size_t row_begin = std::min(rows, r * tiles_per_block * kt::kRows);
+            const std::size_t row_end = std::min(rows, row_begin + tiles_per_block * kt::kRows);
+            const std::size_t panel_begin = std::min(w.panels, p * panels_per_block);
+            const std::size_t panel_end = std::min(w.panels, panel_begin + panels_per_block);
+            kt::gemm_block<n, k, epilogue_of<E>>(a.reads[0], w, a.out, args, row_begin, row_end, panel_begin, panel_end);
+        });
+    }
+};
+
+}  // namespace ctformer::plan::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // CTFORMER_PLAN_STEPS_GEMM_INL_H_ toggle

@@ -1,0 +1,103 @@
+// Per-head matrices in memory, as the steps that read or write heads find them (fused attention,
+// attention probabilities, a batched matmul). Instance i of [..., H, L, D] is (outer = i / H,
+// head = i % H); a view says where its matrix starts and how far apart its rows are:
+//
+//   split_heads(x)                x [..., L, H·D]: head h is columns h·D .. h·D + D - 1, rows H·D apart
+//   split_heads(columns(x))       the same, inside a column range of a wider x (fuse_qkv's result)
+//   expand_heads(split_heads(x))  GQA/MQA: head h reads group h / (H / G)
+//   anything else                 contiguous [..., L, D] matrices, computed into a slot first
+//   merge_heads over a step       the step writes [..., L, H·D] directly
+//
+// Nothing is copied: the views are index arithmetic over the slot that holds the base value.
+#pragma once
+
+#include <cstddef>
+
+#include "../../dsl/ops/heads.hpp"
+#include "../../kernels/strided.hpp"
+#include "../../passes/match.hpp"
+#include "../program.hpp"
+
+namespace ctformer::plan {
+
+// Elements of a value of Shape for a run of the given extents.
+template <class Shape>
+std::size_t elements(const extent_values& at) {
+    std::size_t n = 1;
+    for (int e : Shape::extents) n *= e == batch ? at.batch : static_cast<std::size_t>(e);
+    return n;
+}
+
+template <class T>
+struct head_view {
+    T* data;
+    std::size_t heads = 1, repeat = 1, outer_count = 1, outer_stride = 0, head_stride = 0, row_stride = 0;
+
+    kernels::strided_rows<T> at(std::size_t instance) const {
+        const std::size_t outer = instance / heads % outer_count, head = instance % heads / repeat;
+        return {data + outer * outer_stride + head * head_stride, row_stride};
+    }
+};
+
+// GQA/MQA groups read as heads: expand_heads over split_heads.
+template <class E>
+concept expanded_split = is_op<E, expand_heads_op> && is_op<child_t<E, 0>, split_heads_op>;
+
+// Operands read through a view: the slot they read is their base's.
+template <class E>
+concept head_view_of_slot = expanded_split<E> || is_op<E, split_heads_op>;
+
+// The expression whose value holds the heads of operand E: x of split_heads(x) or of
+// split_heads(columns(x)), under expand_heads for GQA; E itself when E is not a view.
+template <class E>
+concept split_columns = is_op<E, split_heads_op> && is_columns<child_t<E, 0>>;
+
+template <class E>
+const auto& head_base(const E& e) {
+    if constexpr (expanded_split<E>) return head_base(child<0>(e));
+    else if constexpr (split_columns<E>) return child<0>(child<0>(e));
+    else if constexpr (is_op<E, split_heads_op>) return child<0>(e);
+    else return e;
+}
+
+// The heads of operand E, its base value at `base`.
+template <class E>
+head_view<const float> heads_of(const float* base, const extent_values& at) {
+    constexpr std::size_t len = last(extents_of<E>, 1), width = last(extents_of<E>);
+    if constexpr (expanded_split<E>) {
+        head_view<const float> view = heads_of<child_t<E, 0>>(base, at);
+        constexpr std::size_t heads = last(extents_of<E>, 2);
+        view.repeat = heads / view.heads;
+        view.heads = heads;
+        return view;
+    } else if constexpr (is_op<E, split_heads_op>) {
+        using X = child_t<E, 0>;
+        constexpr std::size_t heads = last(extents_of<E>, 2);
+        const std::size_t outer = elements<shape_of_t<E>>(at) / (heads * len * width);
+        if constexpr (is_columns<X>) {
+            constexpr std::size_t stride = last(extents_of<child_t<X, 0>>);
+            return {base + op_t<X>::begin, heads, 1, outer, len * stride, width, stride};
+        } else {
+            return {base, heads, 1, outer, len * heads * width, width, heads * width};
+        }
+    } else {
+        const std::size_t count = elements<shape_of_t<E>>(at) / (len * width);
+        return {base, 1, 1, count, len * width, 0, width};
+    }
+}
+
+// Where a step that writes the heads of A ([..., H, L, D]) puts instance i: contiguous, or, under
+// merge_heads, straight into the merged [..., L, H·D] layout.
+template <class A, bool Merged>
+head_view<float> heads_written(float* out, const extent_values& at) {
+    constexpr std::size_t len = last(extents_of<A>, 1), d = last(extents_of<A>);
+    if constexpr (Merged) {
+        constexpr std::size_t heads = last(extents_of<A>, 2);
+        const std::size_t outer = elements<shape_of_t<A>>(at) / (heads * len * d);
+        return {out, heads, 1, outer, len * heads * d, d, heads * d};
+    } else {
+        return {out, 1, 1, elements<shape_of_t<A>>(at) / (len * d), len * d, 0, d};
+    }
+}
+
+}  // namespace ctformer::plan

@@ -1,0 +1,151 @@
+// The executor: one run of a program (plan/program.hpp), step by step. It resolves every slot to
+// memory (inputs and the output in place, values in the workspace arena, weights per iteration),
+// then launches each step it is asked for with its operands, in the program's order:
+//
+//   program_run run(program, weights, inputs, output, options, workspace);
+//   run.step(0);  for (int layer = 0; layer < 6; ++layer) { run.step(1, layer); ... }  run.finish();
+//
+// model::run does exactly that, from program::for_each_run; the generator writes it out.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../plan/program.hpp"
+#include "parallel.hpp"
+#include "run_options.hpp"
+#include "tensor_check.hpp"
+#include "weights.hpp"
+#include "workspace.hpp"
+
+namespace ctformer::runtime {
+
+class program_run {
+public:
+    program_run(const plan::program& p, const bound_weights& weights, const tensor_map& inputs, host_tensor<float>& output,
+                const run_options& options, workspace& ws)
+        : p_(p), weights_(weights), options_(options), threads_(thread_count(options.threads)) {
+        if (!weights.bound() && has_weights()) throw error("ctformer: run() before bind(): the model's weights are not given yet");
+        at_.batch = checked_inputs(inputs);
+        const plan::slot& result = p.slots[p.result];
+        const dims_t expected = dims_of(result.extents, at_.batch);
+        if (output.dims.empty()) output = host_tensor<float>(expected);
+        if (output.dims != expected) throw shape_mismatch("output", to_string(expected), to_string(output.dims));
+        float* arena = ws.arena(p, at_);
+        scratch_ = ws.scratch(p.scratch_bytes(), threads_);
+        where_.assign(p.slots.size(), nullptr);
+        for (plan::slot_id s = 0; s < p.slots.size(); ++s) {
+            const plan::slot& v = p.slots[s];
+            if (v.kind == plan::slot_kind::input) where_[s] = const_cast<float*>(inputs.find(v.name)->second.data.data());
+            if (v.kind == plan::slot_kind::constant) where_[s] = const_cast<float*>(v.constant);
+            if (v.kind == plan::slot_kind::value) where_[s] = arena + ws.layout().offset[s];
+        }
+        where_[p.result] = output.data.data();
+        resolve_keeps();
+    }
+
+    // Step k, in iteration `iteration` of its repeat (-1 outside one).
+    void step(std::size_t k, int iteration = -1) {
+        const plan::step& s = p_.steps[k];
+        if ((s.repeat < 0) != (iteration < 0) || (s.repeat >= 0 && iteration >= p_.repeats[s.repeat].count))
+            throw error("ctformer: internal error, please report: step " + std::to_string(k) + " run in iteration " +
+                        std::to_string(iteration));
+        if (s.repeat >= 0 && k == p_.repeats[s.repeat].first) enter(p_.repeats[s.repeat], iteration);
+        reads_.clear();
+        for (const plan::operand_slot& o : s.reads) reads_.push_back(memory(o.slot, iteration));
+        const plan::launch_args args{reads_.data(), where_[s.writes], weights_.packed(k, iteration), at_, threads_,
+                                     scratch_.data()};
+        const auto start = std::chrono::steady_clock::now();
+        s.launch(s, args);
+        if (options_.profile)
+            options_.profile->push_back({k, iteration, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
+        if (const auto kept = keeps_.find({k, iteration}); kept != keeps_.end())
+            for (host_tensor<float>* into : kept->second) {
+                const dims_t dims = dims_of(p_.slots[s.writes].extents, at_.batch);
+                *into = host_tensor<float>(dims, std::vector<float>(where_[s.writes], where_[s.writes] + element_count(dims)));
+            }
+        ++steps_run_;
+    }
+
+    // Every step ran as the program says (the generator's calls included).
+    void finish() const {
+        std::size_t expected = 0;
+        p_.for_each_run([&](std::size_t, int) { ++expected; });
+        if (steps_run_ != expected)
+            throw error("ctformer: internal error, please report: " + std::to_string(steps_run_) + " steps run of " +
+                        std::to_string(expected));
+    }
+
+    const plan::extent_values& extents() const { return at_; }
+
+private:
+    bool has_weights() const {
+        return std::any_of(p_.slots.begin(), p_.slots.end(), [](const plan::slot& s) { return s.kind == plan::slot_kind::weight; }) ||
+               std::any_of(p_.steps.begin(), p_.steps.end(), [](const plan::step& s) { return !s.packed.empty(); });
+    }
+
+    // Every input present and of its declared shape; the batch they agree on.
+    std::size_t checked_inputs(const tensor_map& inputs) const {
+        std::optional<std::size_t> batch_size;
+        for (const plan::slot& s : p_.slots)
+            if (s.kind == plan::slot_kind::input) checked_tensor(inputs, s.name, s.extents, batch_size);
+        return batch_size.value_or(1);
+    }
+
+    const float* memory(plan::slot_id s, int iteration) const {
+        return p_.slots[s].kind == plan::slot_kind::weight ? weights_.plain(s, iteration) : where_[s];
+    }
+
+    // Iteration i reads the argument (i = 0) or the previous iteration's output, and writes the other
+    // of two buffers; the last iteration writes the repeat's value.
+    void enter(const plan::repeat_block& r, int i) {
+        const auto written_by = [&](int iteration) { return where_[(r.count - 1 - iteration) % 2 == 0 ? r.value : r.spare]; };
+        where_[r.input] = i == 0 ? where_[r.argument] : written_by(i - 1);
+        where_[r.output] = written_by(i);
+    }
+
+    // options.keep's names, as the steps that write them: "attn_weights", or "layers.3.norm1" for
+    // a repeat body's value in iteration 3.
+    void resolve_keeps() {
+        for (const auto& [name, into] : options_.keep) {
+            const auto [slot, iteration] = find_value(name);
+            if (slot == plan::no_slot) throw missing_tensor(name, "(a bound intermediate of the graph)");
+            for (std::size_t k = p_.steps.size(); k-- > 0;)
+                if (p_.steps[k].writes == slot) {
+                    keeps_[{k, iteration}].push_back(into);
+                    break;
+                }
+        }
+    }
+
+    std::pair<plan::slot_id, int> find_value(const std::string& name) const {
+        for (plan::slot_id s = 0; s < p_.slots.size(); ++s) {
+            const plan::slot& v = p_.slots[s];
+            if (v.kind != plan::slot_kind::value && v.kind != plan::slot_kind::carried && v.kind != plan::slot_kind::result) continue;
+            if (v.repeat < 0 && v.name == name) return {s, -1};
+            if (v.repeat < 0) continue;
+            const plan::repeat_block& r = p_.repeats[v.repeat];
+            for (int i = 0; i < r.count; ++i)
+                if (name == r.prefix_of(i) + v.name) return {s, i};
+        }
+        return {plan::no_slot, -1};
+    }
+
+    const plan::program& p_;
+    const bound_weights& weights_;
+    const run_options& options_;
+    int threads_;
+    plan::extent_values at_;
+    std::vector<float*> where_;
+    std::vector<std::byte*> scratch_;
+    std::vector<const float*> reads_;
+    std::map<std::pair<std::size_t, int>, std::vector<host_tensor<float>*>> keeps_;
+    std::size_t steps_run_ = 0;
+};
+
+}  // namespace ctformer::runtime
