@@ -1,12 +1,27 @@
 #!/usr/bin/env bash
-# Compile time and peak compiler memory of an N-layer encoder (declare, print, evaluate):
-#   bench/encoder_compile_time.sh [layers...]     (default: 1 2 6 12)
-# Bindings keep the expression flat, so both should grow linearly with N.
+# Compile time and peak compiler memory of a BERT-base encoder of N layers (default N = 1 2 6 12 24):
+#   ctf::compile   one translation unit, one SIMD target (AVX2), g++ -O3 (encoder_compile_time.cpp)
+#   generator      ctformer_add_model(... layers=N): its generator, then the model for every target
+#                  (compile_time/CMakeLists.txt)
+#   bench/encoder_compile_time.sh [N ...]
+# Layers are one repeated body, so neither should grow with N.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for layers in "${@:-1 2 6 12}"; do
-    for n in $layers; do
-        /usr/bin/time -f "layers=$n  %e s  %M KiB peak" \
-            g++ -std=c++20 -O2 -Iinclude -DLAYERS="$n" -c bench/encoder_compile_time.cpp -o /dev/null
-    done
+layers=("${@:-1 2 6 12 24}")
+read -r -a layers <<< "${layers[*]}"
+flags=(-std=c++20 -O3 -march=haswell -maes -mpclmul -mtune=generic -fopenmp -DHWY_WANT_AVX3_DL -Iinclude)
+echo "ctf::compile(encoder<bert_base, N>), one target:"
+for n in "${layers[@]}"; do
+    /usr/bin/time -f "  N=$n: %e s, %M KiB peak" g++ "${flags[@]}" -DLAYERS="$n" -c bench/encoder_compile_time.cpp -o /dev/null
+done
+dir=build-compile-time
+rm -rf "$dir"
+cmake -S bench/compile_time -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCTFORMER_SOURCE_DIR="$PWD" \
+      -DLAYERS="$(IFS=';'; echo "${layers[*]}")" > /dev/null
+echo "ctformer_add_model(... layers=N), every target (the generator, then the generated model):"
+for n in "${layers[@]}"; do
+    : > "$dir/compile_times.log"
+    cmake --build "$dir" --target "bert_$n" -j 1 > /dev/null
+    awk -v n="$n" '/generator_main|bert_[0-9]+\.cpp/ { t += $1; if ($3 > m) m = $3 }
+                   END { printf "  N=%s: %.1f s, %d KiB peak\n", n, t, m }' "$dir/compile_times.log"
 done

@@ -6,10 +6,12 @@
 #      NAME.dot (and dot -Tsvg makes NAME.svg when Graphviz is installed), in
 #      ${CMAKE_CURRENT_BINARY_DIR}/NAME/;
 #   3. NAME.cpp is compiled for every Highway target into the library; link it and include "NAME.hpp".
-set(CTFORMER_GENERATOR_MAIN "${CMAKE_CURRENT_LIST_DIR}/../generator/generator_main.cpp")  # the source tree
-if(NOT EXISTS "${CTFORMER_GENERATOR_MAIN}")  # installed: lib/cmake/ctformer/ and share/ctformer/generator/
-  set(CTFORMER_GENERATOR_MAIN "${CMAKE_CURRENT_LIST_DIR}/../../../share/ctformer/generator/generator_main.cpp")
+# Cached, so that a project which adds ctformer with add_subdirectory sees it from its own directories.
+set(main "${CMAKE_CURRENT_LIST_DIR}/../generator/generator_main.cpp")  # the source tree
+if(NOT EXISTS "${main}")  # installed: lib/cmake/ctformer/ and share/ctformer/generator/
+  set(main "${CMAKE_CURRENT_LIST_DIR}/../../../share/ctformer/generator/generator_main.cpp")
 endif()
+set(CTFORMER_GENERATOR_MAIN "${main}" CACHE INTERNAL "the main of every model's generator")
 find_program(CTFORMER_DOT_PROGRAM dot)
 
 function(ctformer_add_model name)

@@ -79,23 +79,22 @@ auto encoder_layer_with_weights(X x, M... masks) {
     return encoder_layer_block<C, Prefix, true>::build(std::move(x), std::move(masks)...);
 }
 
-template <fixed_string Prefix, int Layer>
-inline constexpr auto layer_prefix = Prefix + fixed_string("layers.") + decimal<Layer>() + fixed_string(".");
-
-template <config C, int Layers, fixed_string Prefix, operand X, mask_descriptor... M>
-using encoder_error =
-    first_failure_t<check<(Layers >= 1), CTF_ENCODER_NEEDS_ONE_LAYER_OR_MORE<layers_is<Layers>>>,
-                    outcome<encoder_layer_error<C, layer_prefix<Prefix, 0>, X, M...>>>;
+// The layer's own rule, on the repeat's input as the body sees it (the same check the body's
+// construction makes, so it is instantiated once).
+template <config C, int Layers, operand X, mask_descriptor... M>
+using encoder_error = first_failure_t<
+    check<(Layers >= 1), CTF_ENCODER_NEEDS_ONE_LAYER_OR_MORE<layers_is<Layers>>>,
+    outcome<encoder_layer_error<C, "", terminal_t<bound<repeat_input_name, shape_of_t<X>, dtype::f32>>, M...>>>;
 
 template <config C, int Layers, fixed_string Prefix = "", operand X, mask_descriptor... M,
-          class Failure = encoder_error<C, Layers, Prefix, X, M...>>
+          class Failure = encoder_error<C, Layers, X, M...>>
     requires has_error<Failure>
 Failure encoder(X, M...);
 
 // N encoder layers, one body repeated (dsl/repeat.hpp): layer i reads {Prefix}layers.{i}.*, and
 // the whole stack is bound as {Prefix}layers.output.
 template <config C, int Layers, fixed_string Prefix = "", operand X, mask_descriptor... M>
-    requires no_error<encoder_error<C, Layers, Prefix, X, M...>>
+    requires no_error<encoder_error<C, Layers, X, M...>>
 auto encoder(X x, M... masks) {
     return repeat<Layers, Prefix + fixed_string("layers.")>(
         std::move(x), [&](auto h) { return encoder_layer_block<C, "">::build(h, masks...); });
