@@ -39,8 +39,8 @@ fi
 jobs=$(nproc)
 if [[ $what == fuzz ]]; then
     cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCTFORMER_BUILD_FUZZ=ON -DCTFORMER_BUILD_TESTS=OFF
-    cmake --build build-fuzz --target safetensors_fuzz npy_fuzz -j "$jobs"
-    for reader in safetensors npy; do
+    cmake --build build-fuzz --target safetensors_fuzz npy_fuzz npy_header_fuzz -j "$jobs"
+    for reader in safetensors npy npy_header; do
         mkdir -p "build-fuzz/corpus/$reader"
         "build-fuzz/tests/fuzz/${reader}_fuzz" -max_total_time=25 -print_final_stats=1 -artifact_prefix=build-fuzz/ \
             "build-fuzz/corpus/$reader" "tests/fuzz/corpus/$reader"
@@ -59,7 +59,9 @@ if [[ $what == sanitize ]]; then
         -DCTFORMER_TEST_GENERATOR=OFF -DCTFORMER_TEST_FRONT_END=OFF -DCTFORMER_TEST_PYTORCH=OFF \
         -DCMAKE_CXX_FLAGS="-O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -DHWY_DISABLED_TARGETS=6528"
     cmake --build build-sanitize -j "$jobs"
-    ctest --test-dir build-sanitize -j "$jobs" --output-on-failure
+    # A failed allocation returns null, as without the sanitizer, so that the test of ctformer's
+    # out_of_memory error sees what a user's program would.
+    ASAN_OPTIONS=allocator_may_return_null=1 ctest --test-dir build-sanitize -j "$jobs" --output-on-failure
     build-sanitize/tests/kernel_tests --gtest_filter=HighwayTargets.* | grep "^Highway targets"
     exit
 fi

@@ -12,12 +12,15 @@ template <class Model>
 class compiled_runner final : public ctf::any_model {
 public:
     explicit compiled_runner(Model model) : model_(std::move(model)) {}
-    void bind(const ctf::tensor_map& weights) override { model_.bind(weights); }
+    void bind(const ctf::tensor_map& weights, const ctformer::runtime::bind_options& options) override {
+        model_.bind(weights, options);
+    }
     void run(const ctf::tensor_map& inputs, ctf::host_tensor<float>& output,
              const ctformer::runtime::run_options& options) const override {
         model_.run(inputs, output, options);
     }
     std::string explain(std::size_t batch) const override { return model_.explain(batch); }
+    std::size_t run_bytes(std::size_t batch, int threads) const override { return model_.run_bytes(batch, threads); }
     std::string_view target() const override { return hwy::TargetName(HWY_TARGET); }
 
 private:

@@ -5,16 +5,21 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
+#include <new>
 #include <span>
 #include <stdexcept>
 #include <string>
 
 #include <ctformer/runtime/npy.hpp>
+#include <ctformer/runtime/parallel.hpp>
 #include <ctformer/runtime/state_dict.hpp>
 
 #include "configurations.hpp"
+#include "memory.hpp"
+#include "outputs.hpp"
 
 namespace ctf = ctformer;
 
@@ -32,6 +37,8 @@ constexpr std::string_view usage = R"(usage:
   --attention-weights F   also write the per-head attention weights [batch, heads, length, length]
                           (single-layer configurations)
   --threads N             threads to run on (default: every hardware thread)
+  --non-strict            bind weights the model does not read without complaint (strict, the
+                          default, refuses them, as PyTorch's load_state_dict does)
   --explain               print the tree before and after each fusion pass, and the plan of kernels
 
 configurations (length: the longest sequence; shorter ones are padded, and the padding masked):
@@ -40,7 +47,7 @@ configurations (length: the longest sequence; shorter ones are padded, and the p
 struct arguments {
     std::string weights, input, output, attention_weights, threads;
     std::string config = "seeds-layer";
-    bool explain = false, help = false;
+    bool explain = false, help = false, non_strict = false;
 };
 
 // A mistake on the command line: printed with the usage; exit status 2.
@@ -57,6 +64,8 @@ arguments parse(std::span<char*> args) {
         const std::string arg = args[i];
         if (arg == "--explain") {
             a.explain = true;
+        } else if (arg == "--non-strict") {
+            a.non_strict = true;
         } else if (arg == "--help" || arg == "-h") {
             a.help = true;
         } else if (const auto found = values.find(arg); found != values.end()) {
@@ -77,7 +86,9 @@ int thread_count(const std::string& text) {
         n = std::stoi(text, &used);
     } catch (const std::logic_error&) {
     }
-    if (used != text.size() || n < 1) throw usage_error("--threads needs a positive whole number, not '" + text + "'");
+    if (used != text.size() || n < 1 || n > ctf::runtime::most_threads())
+        throw usage_error("--threads needs a whole number from 1 to " + std::to_string(ctf::runtime::most_threads()) +
+                          " (4 per hardware thread), not '" + text + "'");
     return n;
 }
 
@@ -95,7 +106,8 @@ void print_usage(std::ostream& out) {
 }
 
 // t with the dims `dims` (same rank): the leading block the two share copied, the rest zero.
-ctf::host_tensor<float> resized(const ctf::host_tensor<float>& t, const ctf::dims_t& dims) {
+ctf::host_tensor<float> resized(ctf::host_tensor<float> t, const ctf::dims_t& dims) {
+    if (t.dims == dims) return t;
     ctf::host_tensor<float> out(dims);
     const std::size_t rank = dims.size(), row = std::min(t.dims.back(), dims.back());
     ctf::dims_t common(rank - 1), index(rank - 1, 0);
@@ -136,10 +148,25 @@ ctf::host_tensor<float> real_positions(std::size_t batch, std::size_t length, st
 }
 
 // t cropped to the input's length, without the batch dimension when the input had none.
-void write_cropped(const std::string& file, const ctf::host_tensor<float>& t, ctf::dims_t dims, bool batched) {
-    ctf::host_tensor<float> out = resized(t, dims);
+// t cropped to dims, without the batch dimension when the input had none: what is written.
+ctf::host_tensor<float> cropped(ctf::host_tensor<float> t, const ctf::dims_t& dims, bool batched) {
+    ctf::host_tensor<float> out = resized(std::move(t), dims);
     if (!batched) out.dims.erase(out.dims.begin());
-    ctf::write_npy(file, out);
+    return out;
+}
+
+std::string mebibytes(std::size_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
+
+// Before the weights are read and any work done: the run (its activations, scratch and output) and
+// the weights (read, then bound and packed: about three times the file) must fit what is left.
+void refuse_what_cannot_fit(const ctf::any_model& model, const arguments& a, std::size_t batch, int threads) {
+    std::error_code error;
+    const std::size_t file = std::filesystem::is_regular_file(a.weights, error) ? std::filesystem::file_size(a.weights) : 0;
+    const std::size_t run = model.run_bytes(batch, threads), needed = run + 3 * file, available = run::available_memory();
+    if (needed > available)
+        throw ctf::file_error(a.input, "", "a run of this input needs about " + mebibytes(needed) + " (" + mebibytes(run) +
+                                               " for the run, " + mebibytes(3 * file) + " for the weights), and " +
+                                               mebibytes(available) + " are available");
 }
 
 int run_model(const arguments& a) {
@@ -155,14 +182,18 @@ int run_model(const arguments& a) {
     }
     if (a.weights.empty() || a.input.empty() || a.output.empty())
         throw usage_error("--weights, --input and --output are needed (or --explain alone)");
+    run::output_files outputs({a.output, a.attention_weights}, {a.weights, a.input});
 
     ctf::host_tensor<float> input = ctf::read_npy(a.input);
     const bool batched = input.dims.size() == 3;
-    const ctf::host_tensor<float> x = batched_input(std::move(input), c, a.input);
+    ctf::host_tensor<float> x = batched_input(std::move(input), c, a.input);
+    const ctf::dims_t x_dims = x.dims;
     const std::size_t batch = x.dims[0], length = x.dims[1], width = x.dims[2], heads = c.hyper.heads;
-    model->bind(ctf::load_state_dict(a.weights));
-    const ctf::tensor_map inputs{{"x", resized(x, {batch, c.sequence, width})},
-                                 {"keys", real_positions(batch, length, c.sequence)}};
+    refuse_what_cannot_fit(*model, a, batch, threads);
+    model->bind(ctf::load_state_dict(a.weights), {.strict = !a.non_strict});
+    ctf::tensor_map inputs;
+    inputs.emplace("x", resized(std::move(x), {batch, c.sequence, width}));
+    inputs.emplace("keys", real_positions(batch, length, c.sequence));
     ctf::host_tensor<float> y, weights;
     ctf::runtime::run_options options{.threads = threads};
     if (keep_weights) options.keep = {{std::string(run::attention_weights_name), &weights}};
@@ -170,10 +201,14 @@ int run_model(const arguments& a) {
     model->run(inputs, y, options);
     const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
 
-    write_cropped(a.output, y, x.dims, batched);
-    if (keep_weights) write_cropped(a.attention_weights, weights, {batch, heads, length, length}, batched);
+    const ctf::host_tensor<float> output = cropped(std::move(y), x_dims, batched);
+    ctf::write_npy(run::output_files::temporary(a.output), output);
+    if (keep_weights)
+        ctf::write_npy(run::output_files::temporary(a.attention_weights),
+                       cropped(std::move(weights), {batch, heads, length, length}, batched));
+    outputs.commit();
     if (a.explain) std::cout << model->explain(batch);
-    std::cout << c.name << ": " << a.input << " " << ctf::to_string(x.dims) << " -> " << a.output << " in "
+    std::cout << c.name << ": " << a.input << " " << ctf::to_string(output.dims) << " -> " << a.output << " in "
               << took.count() << " ms";
     if (length < c.sequence) std::cout << " (length " << length << ", padded to " << c.sequence << " and masked)";
     std::cout << "\n";
@@ -194,8 +229,12 @@ int main(int argc, char** argv) {
         std::cerr << "ctformer-run: " << e.what() << "\n\n";
         print_usage(std::cerr);
         return 2;
-    } catch (const std::exception& e) {
-        std::cerr << "ctformer-run: " << e.what() << "\n";
+    } catch (const std::bad_alloc&) {
+        std::cerr << "ctformer-run: out of memory\n";
+        return 1;
+    } catch (const std::exception& e) {  // "ctformer: FILE: what is wrong", printed with one prefix
+        const std::string_view what = e.what(), library = "ctformer: ";
+        std::cerr << "ctformer-run: " << (what.starts_with(library) ? what.substr(library.size()) : what) << "\n";
         return 1;
     }
 }

@@ -50,6 +50,7 @@ auto compile(Graph g) {
     return runtime::HWY_NAMESPACE::compile(std::move(g));
 }
 
+using runtime::bind_options;
 using runtime::run_options;
 
 }  // namespace ctformer

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <ctformer/ctformer.hpp>
@@ -152,9 +153,96 @@ TEST(CtformerRun, WrongFilesAndArgumentsAreNamed) {
     expect_failure(files("misshapen", "x", "y"), 1, "'linear1.weight' has shape [2048,511], expected [_2048,_512]");
     expect_failure(files("good", "x", "y") + " --config gpt-5", 2, "unknown configuration 'gpt-5'");
     expect_failure(files("good", "x", "y") + " --config encoder-6 --attention-weights a.npy", 2, "more than one layer");
-    expect_failure(files("good", "x", "y") + " --threads two", 2, "--threads needs a positive whole number");
+    expect_failure(files("good", "x", "y") + " --threads two", 2, "--threads needs a whole number from 1 to");
     expect_failure("--input", 2, "--input needs a value");
     expect_failure("--weights " + in_temp("good.safetensors"), 2, "--weights, --input and --output are needed");
+}
+
+// A hostile or careless user's inputs (issue 18): each refused with one line naming the file, before
+// any work and without touching an output, or taken as a user would expect.
+class CtformerRunHostile : public ::testing::Test {
+protected:
+    void SetUp() override {
+        auto layer = ctf::nn::encoder_layer<seeds>(ctf::input<"x", ctf::batch, 3, 512>());
+        tensors = write_weights(layer, 2, "w");
+        ctf::write_npy(in_temp("x.npy"), tensors.at("x"));
+    }
+    std::string args(const std::string& output = "y") { return files("w", "x", output); }
+    std::string read_back(const std::string& name) {
+        std::stringstream text;
+        text << std::ifstream(in_temp(name), std::ios::binary).rdbuf();
+        return text.str();
+    }
+    ctf::tensor_map tensors;
+};
+
+TEST_F(CtformerRunHostile, ThreadCountsAreBounded) {
+    expect_failure(args() + " --threads 100000", 2, "--threads needs a whole number from 1 to");
+    expect_failure(args() + " --threads 2147483647", 2, "--threads needs a whole number from 1 to");
+}
+
+TEST_F(CtformerRunHostile, OutputsAreCheckedBeforeAnyWorkAndWrittenOnlyWhenAllAreReady) {
+    std::ofstream(in_temp("y.npy")) << "what was there";
+    expect_failure(args() + " --attention-weights " + in_temp("y.npy"), 1, "is given for two outputs");
+    expect_failure(files("w", "x", "w").substr(0, files("w", "x", "w").rfind(' ')) + " " + in_temp("w.safetensors"), 1,
+                   "is an input too");
+    expect_failure(args() + " --attention-weights " + in_temp("no_such_dir/a.npy"), 1, "its directory does not exist");
+    expect_failure(files("w", "x", "no_such_dir/y"), 1, "its directory does not exist");
+    EXPECT_EQ(read_back("y.npy"), "what was there");  // every refusal left it alone
+    ASSERT_EQ(ctformer_run(args() + " --attention-weights " + in_temp("a.npy")).status, 0);
+    EXPECT_EQ(ctf::read_npy(in_temp("y.npy")).dims, (ctf::dims_t{2, 3, 512}));
+    for (const auto& entry : std::filesystem::directory_iterator(::testing::TempDir()))  // no temporary left
+        EXPECT_EQ(entry.path().filename().string().find(test::temp_path("y.npy.ctformer-").filename().string()),
+                  std::string::npos) << entry.path();
+}
+
+TEST_F(CtformerRunHostile, StreamsAreReadAndAFifoWithoutWriterDoesNotHang) {
+    ASSERT_EQ(ctformer_run(args("from_file")).status, 0);
+    const outcome piped = test::run_command("cat " + in_temp("x.npy") + " | " + std::string(CTFORMER_RUN) +
+                                            " --weights " + in_temp("w.safetensors") + " --input /dev/stdin --output " +
+                                            in_temp("from_pipe.npy"));
+    ASSERT_EQ(piped.status, 0) << piped.printed;
+    EXPECT_EQ(ctf::read_npy(in_temp("from_pipe.npy")).data, ctf::read_npy(in_temp("from_file.npy")).data);
+    const std::string fifo = in_temp("fifo.npy");
+    ASSERT_EQ(test::run_command("rm -f " + fifo + " && mkfifo " + fifo).status, 0);
+    const outcome waited = test::run_command("timeout 60 " + std::string(CTFORMER_RUN) + " --weights " +
+                                             in_temp("w.safetensors") + " --input " + fifo + " --output " + in_temp("y.npy"));
+    EXPECT_EQ(waited.status, 1) << waited.printed;  // not 124, timeout's
+    EXPECT_NE(waited.printed.find("not a .npy file"), std::string::npos) << waited.printed;
+    std::filesystem::remove(fifo);
+}
+
+TEST_F(CtformerRunHostile, WeightsAreLoadedStrictlyByTheFilesNames) {
+    ctf::tensor_map weights = with_pytorch_names(tensors);
+    weights.erase("x");
+    weights["decoder.stray.weight"] = ctf::host_tensor<float>({4});
+    ctf::write_safetensors(in_temp("extra.safetensors"), weights);
+    expect_failure(files("extra", "x", "y"), 1, "does not read: 'decoder.stray.weight'");
+    EXPECT_EQ(ctformer_run(files("extra", "x", "y") + " --non-strict").status, 0);
+    weights.erase("decoder.stray.weight");
+    weights.erase("self_attn.in_proj_weight");
+    ctf::write_safetensors(in_temp("no_in_proj.safetensors"), weights);
+    expect_failure(files("no_in_proj", "x", "y"), 1, "'self_attn.in_proj_weight' is missing (expected shape [_1536,_512])");
+}
+
+TEST_F(CtformerRunHostile, MessagesHaveOnePrefixAndNameTheFile) {
+    const outcome absent = ctformer_run(files("w", "absent", "y"));
+    EXPECT_EQ(absent.printed.rfind("ctformer-run: " + in_temp("absent.npy") + ": cannot open", 0), 0u) << absent.printed;
+    expect_failure("--weights " + in_temp("w.safetensors") + " --input " + ::testing::TempDir() + " --output " +
+                       in_temp("y.npy"),
+                   1, "is a directory");
+    ctf::write_npy(in_temp("x2.npy"), first_rows(tensors.at("x"), {3, 512}));
+    const outcome unbatched = ctformer_run(files("w", "x2", "y2"));
+    ASSERT_EQ(unbatched.status, 0) << unbatched.printed;
+    EXPECT_NE(unbatched.printed.find(" [3,512] -> "), std::string::npos) << unbatched.printed;
+    EXPECT_EQ(ctf::read_npy(in_temp("y2.npy")).dims, (ctf::dims_t{3, 512}));
+}
+
+TEST_F(CtformerRunHostile, ARunThatCannotFitIsRefusedUpFront) {
+    ctf::write_npy(in_temp("big.npy"), ctf::host_tensor<float>({256, 128, 512}));  // 64 MiB
+    const outcome run = test::run_command("ulimit -v 400000 && " + std::string(CTFORMER_RUN) + " " + files("w", "big", "y"));
+    EXPECT_EQ(run.status, 1) << run.printed;
+    EXPECT_NE(run.printed.find("a run of this input needs about"), std::string::npos) << run.printed;
 }
 
 }  // namespace

@@ -23,21 +23,27 @@ namespace ctformer_generated::seeds_mha::HWY_NAMESPACE {
 
 class target_model final : public ctformer::any_model {
 public:
-    void bind(const ctformer::tensor_map& weights) override { model_.bind(weights); }
+    void bind(const ctformer::tensor_map& weights, const ctformer::runtime::bind_options& options) override {
+        model_.bind(weights, options);
+    }
 
     void run(const ctformer::tensor_map& inputs, ctformer::host_tensor<float>& output,
              const ctformer::runtime::run_options& options) const override {
         auto run = model_.start(inputs, output, options);
-        // step 0: gemm [B,_10,_1536] x -> qkv(q_proj_weight), 15.729 MFLOP at B=1, epilogue: +bias
-        run.step(0);
-        // step 1: fused_attention (heads merged) [B,_10,_512] qkv(q_proj_weight) -> #1, 0.205 MFLOP at B=1, scale=0.125
-        run.step(1);
-        // step 2: gemm [B,_10,_512] #1 -> result, 5.243 MFLOP at B=1, epilogue: +bias
-        run.step(2);
+        // the batch in chunks of sequences whose activations fit options.max_activation_bytes
+        while (run.next_chunk()) {
+            // step 0: gemm [B,_10,_1536] x -> qkv(q_proj_weight), 15.729 MFLOP at B=1, epilogue: +bias
+            run.step(0);
+            // step 1: fused_attention (heads merged) [B,_10,_512] qkv(q_proj_weight) -> #1, 0.205 MFLOP at B=1, scale=0.125
+            run.step(1);
+            // step 2: gemm [B,_10,_512] #1 -> result, 5.243 MFLOP at B=1, epilogue: +bias
+            run.step(2);
+        }
         run.finish();
     }
 
     std::string explain(std::size_t batch) const override { return model_.explain(batch); }
+    std::size_t run_bytes(std::size_t batch, int threads) const override { return model_.run_bytes(batch, threads); }
     std::string_view target() const override { return hwy::TargetName(HWY_TARGET); }
 
 private:

@@ -17,8 +17,11 @@ class small_encoder {
 public:
     small_encoder();
 
-    // Checks every weight by name and shape (ctformer::missing_tensor, shape_mismatch), and packs them.
-    void bind(const ctformer::tensor_map& weights) { model_->bind(weights); }
+    // Checks every weight by name and shape (ctformer::missing_tensor, shape_mismatch), and packs them;
+    // strictly (the default), refuses tensors the model does not read (ctformer::unexpected_tensor).
+    void bind(const ctformer::tensor_map& weights, const ctformer::runtime::bind_options& options = {}) {
+        model_->bind(weights, options);
+    }
 
     void run(const ctformer::tensor_map& inputs, ctformer::host_tensor<float>& output,
              const ctformer::runtime::run_options& options = {}) const {
@@ -27,6 +30,9 @@ public:
 
     // The tree before and after each fusion pass, and the plan, for a batch of `batch`.
     std::string explain(std::size_t batch = 1) const { return model_->explain(batch); }
+
+    // The bytes a run of `batch` sequences takes besides its inputs and weights.
+    std::size_t run_bytes(std::size_t batch, int threads = 0) const { return model_->run_bytes(batch, threads); }
 
     // The Highway target the model runs on, e.g. "AVX2".
     std::string_view target() const { return model_->target(); }

@@ -1,6 +1,6 @@
 // Row kernels (residual LayerNorm, softmax) against the reference evaluator on every Highway target
-// compiled in, for widths with and without a partial last vector, rows 1 and 37, masked rows, and
-// logits near ±90. Tolerance: normalised rows and probabilities are O(1); fp32 against the double
+// compiled in, for widths with and without a partial last vector, rows 1 and 37, masked rows,
+// logits near ±90, and LayerNorm of values up to 3e37. Tolerance: normalised rows and probabilities are O(1); fp32 against the double
 // reference stays within 1e-5 + 1e-4·|want|.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/rows_test.cc"
@@ -28,12 +28,14 @@ void expect_close(const std::vector<float>& got, const host_tensor<double>& want
 }
 
 template <std::size_t N>
-void check_layer_norm(std::size_t rows) {
+void check_layer_norm(std::size_t rows, float magnitude = 1.0f) {
     auto x = input<"x", batch, int(N)>();
     auto r = input<"r", batch, int(N)>();
     auto g = weight<"g", int(N)>();
     auto b = weight<"b", int(N)>();
-    const tensor_map in = reference::random_inputs(layer_norm(x + r, g, b), rows, 31);
+    tensor_map in = reference::random_inputs(layer_norm(x + r, g, b), rows, 31);
+    for (const char* name : {"x", "r"})
+        for (float& v : in.at(name).data) v *= magnitude;
     const auto want = reference::evaluate(layer_norm(x + r, g, b), in);
     std::vector<float> got(rows * N);
     kt::residual_layer_norm<N>(rows, in.at("x").data.data(), in.at("r").data.data(), in.at("g").data.data(),
@@ -52,6 +54,23 @@ void TestResidualLayerNorm() {
         check_layer_norm<13>(rows);
         check_layer_norm<3>(rows);
     }
+}
+
+// Values whose squares overflow fp32 (1e20, 1e30) normalise as in double precision; a row holding
+// an infinity has no finite answer and gives NaN, as PyTorch does.
+void TestLayerNormOfHugeValues() {
+    for (float magnitude : {1e20f, 1e30f, 3e37f}) {
+        check_layer_norm<512>(3, magnitude);
+        check_layer_norm<13>(2, magnitude);
+    }
+    std::vector<float> row(13, 1.0f), gamma(13, 1.0f), beta(13, 0.0f), out(13);
+    row[4] = std::numeric_limits<float>::infinity();
+    kt::residual_layer_norm<13>(1, row.data(), nullptr, gamma.data(), beta.data(), 1e-5f, out.data());
+    for (float v : out) EXPECT_TRUE(std::isnan(v)) << v;
+    row[4] = 1e30f;  // one huge value among ones: finite, and as in double precision
+    kt::residual_layer_norm<13>(1, row.data(), nullptr, gamma.data(), beta.data(), 1e-5f, out.data());
+    EXPECT_NEAR(out[4], std::sqrt(12.0), 1e-5);
+    EXPECT_NEAR(out[0], -1.0 / std::sqrt(12.0), 1e-6);
 }
 
 template <std::size_t N>
@@ -82,6 +101,7 @@ HWY_AFTER_NAMESPACE();
 namespace ctformer::tests {
 HWY_BEFORE_TEST(RowKernels);
 HWY_EXPORT_AND_TEST_P(RowKernels, TestResidualLayerNorm);
+HWY_EXPORT_AND_TEST_P(RowKernels, TestLayerNormOfHugeValues);
 HWY_EXPORT_AND_TEST_P(RowKernels, TestSoftmax);
 }  // namespace ctformer::tests
 #endif

@@ -12,7 +12,7 @@ void check_with_weights(const std::string& name, Masks... masks) {
     auto mha = ctf::nn::multi_head_attention_with_weights<cfg>(x, x, x, masks...);
     const ctf::tensor_map tensors = test::golden(name);
     auto model = ctf::compile(mha.output);
-    model.bind(tensors);
+    model.bind(tensors, test::with_outputs);
     ctf::host_tensor<float> output, weights;
     model.run(tensors, output, {.threads = 2, .keep = {{"attn_weights", &weights}}});
     test::expect_close(output, tensors.at("expected"), test::fp32_against_pytorch, name);

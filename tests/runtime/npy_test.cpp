@@ -64,4 +64,24 @@ TEST(Npy, RefusesWhatIsNotFloat32InCOrder) {
     expect_refused(temp("text.npy"), "not a .npy file");
 }
 
+// The header is the Python dict literal it is, not text to search: what numpy refuses is refused.
+TEST(Npy, HeaderIsParsedAsTheDictItIs) {
+    // a string value holding "'descr': '<f4'" before the real float64 descr: not read as float32
+    expect_refused(npy_with("{'note': \"'descr': '<f4'\", 'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", 16),
+                   "a key numpy does not write: 'note'");
+    expect_refused(npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 1 0, 512), }", 0),
+                   "not a Python dict literal");
+    expect_refused(npy_with("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 8),
+                   "gives 'descr' twice");
+    expect_refused(npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (5), }", 20), "is a number, not a tuple");
+    expect_refused(npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (05,), }", 20), "leading zero");
+    expect_refused(npy_with("{'descr': '<f4', 'shape': (2,), }", 8), "needs 'descr', 'fortran_order' and 'shape'");
+    expect_refused(npy_with("{'descr': '<f4', 'fortran_order': 0, 'shape': (2,), }", 8), "not True or False");
+    expect_refused(npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), } trailing", 8), "after its dict");
+    // and what numpy takes, however it is spaced or quoted
+    const auto t = ctf::read_npy(npy_with("{ \"descr\" : \"<f4\" , 'fortran_order':False,'shape':( 2 , 3 ) }", 24));
+    EXPECT_EQ(t.dims, (ctf::dims_t{2, 3}));
+    EXPECT_EQ(ctf::read_npy(npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", 4)).dims, ctf::dims_t{});
+}
+
 }  // namespace

@@ -88,6 +88,66 @@ TEST(Run, ErrorsNameTheTensor) {
     EXPECT_THROW(model.run(ctf::tensor_map{{"x", ctf::host_tensor<float>({2, 36, 64})}}), ctf::shape_mismatch);
 }
 
+TEST(Run, ThreadCountsAreBoundedBeforeOpenMPSeesThem) {
+    auto graph = ctf::nn::encoder_layer<cfg>(x);
+    auto model = ctf::compile(graph);
+    const ctf::tensor_map inputs = ctf::reference::random_inputs(graph, 1);
+    model.bind(inputs);
+    for (int threads : {-1, ctf::runtime::most_threads() + 1, 100000})
+        EXPECT_THROW(model.run(inputs, {.threads = threads}), ctf::invalid_option) << threads;
+    EXPECT_NO_THROW(model.run(inputs, {.threads = ctf::runtime::most_threads()}));
+}
+
+// As PyTorch's strict load_state_dict: every missing name at once, and given names it does not
+// read refused, unless the bind is not strict; the model's inputs may come along.
+TEST(Bind, IsStrictAndListsEveryMissingTensor) {
+    auto graph = ctf::nn::encoder_layer<cfg>(x);
+    auto model = ctf::compile(graph);
+    ctf::tensor_map tensors = ctf::reference::random_inputs(graph, 1);
+    tensors["decoder.norm.weight"] = ctf::host_tensor<float>({64});
+    try {
+        model.bind(tensors);
+        ADD_FAILURE() << "a stray tensor was bound";
+    } catch (const ctf::unexpected_tensor& e) {
+        EXPECT_EQ(e.names(), (std::vector<std::string>{"decoder.norm.weight"}));
+    }
+    EXPECT_NO_THROW(model.bind(tensors, {.strict = false}));
+    tensors.erase("linear1.bias");
+    for (const char* part : {"q", "k", "v"}) tensors.erase(std::string("self_attn.") + part + "_proj_weight");
+    try {
+        model.bind(tensors);
+        ADD_FAILURE() << "bound without linear1.bias and the Q/K/V weights";
+    } catch (const ctf::missing_tensor& e) {  // the Q/K/V weights by PyTorch's one name for them
+        EXPECT_EQ(e.tensor(), "self_attn.in_proj_weight");
+        const std::string message = e.what();
+        EXPECT_NE(message.find("'self_attn.in_proj_weight' is missing (expected shape [_192,_64])"), std::string::npos)
+            << message;
+        EXPECT_NE(message.find("also missing: linear1.bias [_128]"), std::string::npos) << message;
+        EXPECT_NE(message.find("not read by the model: 'decoder.norm.weight'"), std::string::npos) << message;
+    }
+}
+
+// Activations near fp32's largest: each output is right (the double answer) or loudly wrong (NaN),
+// never a finite value far from it.
+TEST(Run, OverflowingActivationsAreRightOrNaN) {
+    auto graph = ctf::nn::encoder_layer<cfg>(x);
+    auto model = ctf::compile(graph);
+    for (const float scale : {1e20f, 1e30f}) {
+        ctf::tensor_map inputs = ctf::reference::random_inputs(graph, 2, 13);
+        for (float& v : inputs.at("x").data) v *= scale;
+        inputs.at("x")[5] = 1e30f;
+        model.bind(inputs);
+        const ctf::host_tensor<float> got = model.run(inputs, {1});
+        const ctf::host_tensor<double> want = ctf::reference::evaluate(graph, inputs);
+        std::size_t nan = 0;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            if (std::isnan(got[i])) ++nan;
+            else EXPECT_NEAR(got[i], want[i], 1e-4 + 1e-3 * std::abs(want[i])) << "scale " << scale << " at " << i;
+        }
+        std::printf("inputs ×%g: %zu of %zu outputs NaN, the rest as in double precision\n", scale, nan, got.size());
+    }
+}
+
 TEST(Explain, ShowsEveryPassAndThePlan) {
     auto model = ctf::compile(ctf::nn::encoder_layer<cfg>(x));
     const std::string text = model.explain(8);
@@ -201,5 +261,19 @@ TEST(Plan, ActivationMemoryDoesNotGrowWithDepth) {
     EXPECT_LE(bytes_12, bytes_1 + bytes_1 / 10);
     // and less than one buffer per value: an encoder layer's 8 values of [8, 37, 64] or wider
     EXPECT_LT(bytes_1, 8 * 8 * 37 * 64 * sizeof(float));
+}
+}  // namespace
+
+namespace {
+// A workspace that cannot have its memory says so, with what and how much, never a null pointer.
+TEST(Workspace, AFailedAllocationIsATypedError) {
+    ctf::runtime::workspace ws;
+    try {
+        ws.scratch(std::size_t{1} << 60, 1);
+        ADD_FAILURE() << "an exabyte of scratch was allocated";
+    } catch (const ctf::out_of_memory& e) {
+        EXPECT_EQ(e.bytes(), std::size_t{1} << 60);
+        EXPECT_NE(std::string(e.what()).find("per-thread scratch"), std::string::npos) << e.what();
+    }
 }
 }  // namespace

@@ -128,6 +128,9 @@ TEST(Safetensors, InvalidJsonAndNamesTwice) {
     const std::string twice = R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},)"
                               R"( "w": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})";
     expect_error(error_of(twice, std::string(8, '\0')), "w", "appears twice");
+    // a key twice inside one entry: the first "dtype" is not quietly overruled by the second
+    const std::string dtype_twice = R"({"w": {"dtype": "F64", "dtype": "F32", "shape": [1], "data_offsets": [0, 4]}})";
+    expect_error(error_of(dtype_twice, std::string(4, '\0')), "", "\"dtype\" appears twice in one object");
 }
 
 TEST(Safetensors, EntriesAndOffsets) {

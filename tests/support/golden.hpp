@@ -25,11 +25,14 @@ inline ctf::tensor_map golden(const std::string& name) {
     return ctf::load_state_dict(std::string(CTFORMER_GOLDEN_DIR) + "/" + name + ".safetensors");
 }
 
+// A golden file holds PyTorch's outputs beside the weights: bound without strictness.
+inline constexpr ctf::bind_options with_outputs{.strict = false};
+
 // `graph` compiled, bound to `tensors` and run on them.
 template <class Graph>
 ctf::host_tensor<float> run_compiled(const Graph& graph, const ctf::tensor_map& tensors) {
     auto model = ctf::compile(graph);
-    model.bind(tensors);
+    model.bind(tensors, with_outputs);
     return model.run(tensors, {2});
 }
 

@@ -11,6 +11,7 @@
 
 #include "../passes/pipeline.hpp"
 #include "../plan/allocation.hpp"
+#include "../runtime/run_options.hpp"
 #include "print.hpp"
 
 namespace ctformer {
@@ -56,6 +57,16 @@ inline std::string reads_text(const plan::program& p, const plan::step& s,
 }
 }  // namespace detail
 
+// What a run of that batch needs besides its inputs and weights (run_options' default chunking).
+inline std::string memory_text(const plan::program& p, const plan::extent_values& at) {
+    const plan::run_memory m = plan::memory_of_run(p, at.batch, runtime::run_options{}.max_activation_bytes);
+    const std::string chunks = m.chunk < at.batch ? ", in chunks of " + std::to_string(m.chunk) + " sequences" : "";
+    return detail::format_row("activations %s for B=%zu (value slots reused once dead%s); scratch %zu KiB per thread; "
+                              "output %s\n",
+                              detail::mebibytes(m.activations).c_str(), at.batch, chunks.c_str(),
+                              (m.scratch_per_thread + 1023) / 1024, detail::mebibytes(m.output).c_str());
+}
+
 // The program's table for a run of extents `at`.
 inline std::string plan_table(const plan::program& p, const plan::extent_values& at) {
     using detail::format_row;
@@ -76,11 +87,9 @@ inline std::string plan_table(const plan::program& p, const plan::extent_values&
             text += "    (end of " + p.repeats[s.repeat].label() + "; the last iteration's output is " +
                     p.display_name(p.repeats[s.repeat].value) + ")\n";
     }
-    const plan::allocation memory = plan::allocate(p, at);
-    return text + format_row("total %.3f MFLOP for B=%zu\n", p.flops(at) / 1e6, at.batch) +
-           format_row("activations %s for B=%zu (value slots reused once dead); scratch %zu KiB per thread\n",
-                      detail::mebibytes(memory.bytes()).c_str(), at.batch, (p.scratch_bytes() + 1023) / 1024);
+    return text + format_row("total %.3f MFLOP for B=%zu\n", p.flops(at) / 1e6, at.batch) + memory_text(p, at);
 }
+
 
 // The tree before and after each pass, then the plan of `target`'s program.
 template <operand G>

@@ -271,7 +271,7 @@ void attend_rows(strided_rows<const float> q, strided_rows<const float> k, strid
         }
         for (std::size_t t = 0; t < rows; ++t)
             for (std::size_t c = 0; c < Dv; ++c)
-                out.row(tile + t)[c] = s.l[t] > 0 ? s.out[t * dv + c] / s.l[t] : 0.0f;  // 0: every key masked
+                out.row(tile + t)[c] = s.l[t] == 0.0f ? 0.0f : s.out[t * dv + c] / s.l[t];  // 0: every key masked; NaN stays
     }
 }
 

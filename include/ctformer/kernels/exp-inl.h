@@ -3,7 +3,8 @@
 // the same two ports: the online softmax step was a fifth of the fused attention's time.
 //   x = n·ln2 + r with n = round(x / ln2), |r| ≤ ln2 / 2; exp(r) by its Taylor polynomial of
 //   degree 6 (truncation error < 1.3e-7 relative); 2ⁿ built in the exponent bits.
-// Results below exp(-87) (≈ 1.6e-38, near the smallest normal float) are 0, and so is exp(-inf).
+// Results below exp(-87) (≈ 1.6e-38, near the smallest normal float) are 0, and so is exp(-inf); a
+// NaN gives NaN (an overflowed score must not pass for a masked one).
 // Relative error < 2.5e-7 elsewhere (tests/kernels/exp_test.cc).
 
 // Toggling include guard: this file is included once per target.
@@ -39,7 +40,7 @@ HWY_INLINE V exp_nonpositive(D d, V x) {
     p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
     p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
     const V two_to_n = hn::BitCast(d, hn::ShiftLeft<23>(hn::BitCast(di, t)));
-    return hn::IfThenElseZero(hn::Ge(x, hn::Set(d, -87.0f)), hn::Mul(p, two_to_n));
+    return hn::IfThenZeroElse(hn::Lt(x, hn::Set(d, -87.0f)), hn::Mul(p, two_to_n));  // a NaN stays NaN
 }
 
 }  // namespace ctformer::kernels::HWY_NAMESPACE

@@ -1,6 +1,6 @@
 // Row-wise kernels over the last axis of width N (per-target code, like gemm-inl.h):
-//   residual_layer_norm: out = (s - mean) / sqrt(var + eps) · gamma + beta, s = x + residual, one pass
-//                        over the sum kept in out;
+//   residual_layer_norm: out = (s - mean) / sqrt(var + eps) · gamma + beta, s = x + residual, over
+//                        the sum kept in out; right for values up to fp32's largest, NaN for inf;
 //   softmax:             out = exp(x - max) / Σ exp(x - max); a row of -inf (all masked) gives zeros.
 // Vectors cover the row; the last partial vector of columns is done one lane at a time.
 
@@ -12,6 +12,7 @@
 #define CTFORMER_KERNELS_ROWS_INL_H_
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -37,7 +38,13 @@ float row_sum(Vector vector, Scalar scalar) {
     return total;
 }
 
-// out[r] = LayerNorm(x[r] + residual[r]) for rows r; residual may be nullptr.
+// Rows whose values reach this are normalised in units of their largest magnitude, so that no
+// square overflows fp32 (N·big² stays below 3.4e38 for N up to 2²⁰ at big = 1e16).
+inline constexpr float kLargestUnscaled = 1e16f;
+
+// out[r] = LayerNorm(x[r] + residual[r]) for rows r; residual may be nullptr. The mean is taken
+// first and the variance of the centred values after, in units of the row's largest magnitude when
+// that is large; a row holding an infinity or a NaN gives NaN, as PyTorch does.
 template <std::size_t N>
 void residual_layer_norm(std::size_t rows, const float* x, const float* residual, const float* gamma,
                          const float* beta, float eps, float* out) {
@@ -47,29 +54,41 @@ void residual_layer_norm(std::size_t rows, const float* x, const float* residual
         const float* xr = x + r * N;
         const float* rr = residual ? residual + r * N : nullptr;
         float* o = out + r * N;
+        auto largest = hn::Zero(d);
         for (std::size_t i = 0; i < vector_end; i += lanes) {
             auto s = hn::LoadU(d, xr + i);
             if (rr) s = hn::Add(s, hn::LoadU(d, rr + i));
+            largest = hn::Max(largest, hn::Abs(s));
             hn::StoreU(s, d, o + i);
         }
-        for (std::size_t i = vector_end; i < N; ++i) o[i] = xr[i] + (rr ? rr[i] : 0.0f);
-
-        const float mean = row_sum<N>([&](std::size_t j) { return hn::LoadU(d, o + j); },
-                                      [&](std::size_t j) { return o[j]; }) / N;
+        float big = hn::GetLane(hn::MaxOfLanes(d, largest));
+        for (std::size_t i = vector_end; i < N; ++i) {
+            o[i] = xr[i] + (rr ? rr[i] : 0.0f);
+            big = std::max(big, std::abs(o[i]));
+        }
+        const float unit = big > kLargestUnscaled ? 1.0f / big : 1.0f;
+        const auto u = hn::Set(d, unit);
+        const float mean = row_sum<N>([&](std::size_t j) { return hn::Mul(hn::LoadU(d, o + j), u); },
+                                      [&](std::size_t j) { return o[j] * unit; }) / N;
+        if (!std::isfinite(mean)) {  // an infinity or a NaN in the row (a sum keeps either)
+            std::fill_n(o, N, std::numeric_limits<float>::quiet_NaN());
+            continue;
+        }
         const auto m = hn::Set(d, mean);
         const float var = row_sum<N>(
                               [&](std::size_t j) {
-                                  const auto c = hn::Sub(hn::LoadU(d, o + j), m);
+                                  const auto c = hn::Sub(hn::Mul(hn::LoadU(d, o + j), u), m);
                                   return hn::Mul(c, c);
                               },
-                              [&](std::size_t j) { return (o[j] - mean) * (o[j] - mean); }) / N;
-        const float inv = 1.0f / std::sqrt(var + eps);
+                              [&](std::size_t j) { return (o[j] * unit - mean) * (o[j] * unit - mean); }) / N;
+        const float spread = var + eps * unit * unit;
+        const float inv = spread > 0.0f ? 1.0f / std::sqrt(spread) : 0.0f;  // 0: a constant row of huge values
         const auto inv_v = hn::Set(d, inv);
         for (std::size_t i = 0; i < vector_end; i += lanes) {
-            const auto normed = hn::Mul(hn::Sub(hn::LoadU(d, o + i), m), inv_v);
+            const auto normed = hn::Mul(hn::Sub(hn::Mul(hn::LoadU(d, o + i), u), m), inv_v);
             hn::StoreU(hn::MulAdd(normed, hn::LoadU(d, gamma + i), hn::LoadU(d, beta + i)), d, o + i);
         }
-        for (std::size_t i = vector_end; i < N; ++i) o[i] = (o[i] - mean) * inv * gamma[i] + beta[i];
+        for (std::size_t i = vector_end; i < N; ++i) o[i] = (o[i] * unit - mean) * inv * gamma[i] + beta[i];
     }
 }
 

@@ -15,12 +15,14 @@ namespace ctformer {
 class any_model {
 public:
     virtual ~any_model() = default;
-    // Checks every weight by name and shape, and packs them.
-    virtual void bind(const tensor_map& weights) = 0;
+    // Checks every weight by name and shape, and packs them; strictly, refuses tensors it does not read.
+    virtual void bind(const tensor_map& weights, const runtime::bind_options& options) = 0;
     // The inputs by name; output takes the result's shape (or must already have it).
     virtual void run(const tensor_map& inputs, host_tensor<float>& output, const runtime::run_options& options) const = 0;
     // The tree before and after each fusion pass, and the plan, for a batch of `batch`.
     virtual std::string explain(std::size_t batch) const = 0;
+    // The bytes a run of `batch` sequences on `threads` threads takes besides its inputs and weights.
+    virtual std::size_t run_bytes(std::size_t batch, int threads) const = 0;
     // The Highway target it runs on, e.g. "AVX2".
     virtual std::string_view target() const = 0;
 };

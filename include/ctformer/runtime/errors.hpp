@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ctformer {
 
@@ -12,16 +13,37 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// A tensor the graph reads was not given.
+// A tensor the graph reads was not given (and, from bind, `more`: every other one missing and any
+// given that the model does not read, as PyTorch's load_state_dict lists them).
 class missing_tensor : public error {
 public:
-    missing_tensor(const std::string& tensor, const std::string& expected_shape)
-        : error("ctformer: tensor '" + tensor + "' is missing (expected shape " + expected_shape + ")"),
+    missing_tensor(const std::string& tensor, const std::string& expected_shape, const std::string& more = "")
+        : error("ctformer: tensor '" + tensor + "' is missing (expected shape " + expected_shape + ")" + more),
           tensor_(tensor) {}
     const std::string& tensor() const { return tensor_; }
 
 private:
     std::string tensor_;
+};
+
+// bind was given tensors the model does not read (a strict bind refuses them, as PyTorch's strict
+// load_state_dict does): their names.
+class unexpected_tensor : public error {
+public:
+    explicit unexpected_tensor(const std::vector<std::string>& names)
+        : error("ctformer: " + std::to_string(names.size()) + " given tensor(s) the model does not read: " +
+                joined(names) + " (bind them with {.strict = false} to allow it)"),
+          names_(names) {}
+    const std::vector<std::string>& names() const { return names_; }
+
+    static std::string joined(const std::vector<std::string>& names) {
+        std::string text;
+        for (const std::string& name : names) text += (text.empty() ? "'" : ", '") + name + "'";
+        return text;
+    }
+
+private:
+    std::vector<std::string> names_;
 };
 
 // A tensor was given with a shape other than the declared one.
@@ -34,6 +56,13 @@ public:
 
 private:
     std::string tensor_;
+};
+
+// A run option (or command-line option) outside the values it takes.
+class invalid_option : public error {
+public:
+    invalid_option(const std::string& option, const std::string& value, const std::string& expected)
+        : error("ctformer: " + option + " = " + value + ": expected " + expected) {}
 };
 
 // Memory for a run could not be had: names what was being allocated and how much.

@@ -50,7 +50,9 @@ public:
     using fused_type = decltype(passes::fuse(std::declval<const Graph&>()));
 
     // One run, step by step: what run() does, and what generated code calls, a comment per step.
-    //   auto run = model.start(inputs, output, options);  run.step(0); ...  run.finish();
+    //   auto run = model.start(inputs, output, options);
+    //   while (run.next_chunk()) { run.step(0); ... }
+    //   run.finish();
     class run_steps : public program_run {
     public:
         run_steps(const model& m, const tensor_map& inputs, host_tensor<float>& output, const run_options& options)
@@ -68,8 +70,9 @@ public:
           fused_(std::make_shared<const fused_type>(passes::fuse(*graph_))),
           program_(plan::HWY_NAMESPACE::lower(*fused_)) {}
 
-    // Checks every weight by name against its declared shape and packs the GEMM panels.
-    void bind(const tensor_map& weights) { weights_.bind(program_, weights); }
+    // Checks every weight by name against its declared shape and packs the GEMM panels; a strict bind
+    // (the default) also refuses tensors the model does not read.
+    void bind(const tensor_map& weights, const bind_options& options = {}) { weights_.bind(program_, weights, options); }
 
     run_steps start(const tensor_map& inputs, host_tensor<float>& output, const run_options& options) const {
         return run_steps(*this, inputs, output, options);
@@ -78,7 +81,7 @@ public:
     // The inputs by name; output takes the result's shape (or must already have it).
     void run(const tensor_map& inputs, host_tensor<float>& output, run_options options = {}) const {
         run_steps run = start(inputs, output, options);
-        program_.for_each_run([&](std::size_t k, int iteration) { run.step(k, iteration); });
+        while (run.next_chunk()) program_.for_each_run([&](std::size_t k, int iteration) { run.step(k, iteration); });
         run.finish();
     }
 
@@ -98,6 +101,11 @@ public:
     // The tree before and after each fusion pass, and the plan, for a batch of `batch_size`.
     std::string explain(std::size_t batch_size = 1) const {
         return ctformer::explain(*graph_, program_, {batch_size}, hwy::TargetName(HWY_TARGET));
+    }
+
+    // The bytes a run of `batch_size` sequences takes besides its inputs and weights.
+    std::size_t run_bytes(std::size_t batch_size, int threads, const run_options& options = {}) const {
+        return plan::memory_of_run(program_, batch_size, options.max_activation_bytes).total(thread_count(threads));
     }
 
     const Graph& graph() const { return *graph_; }

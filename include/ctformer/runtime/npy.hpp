@@ -1,8 +1,8 @@
 // NumPy's .npy files of fp32 in C order, for inputs and outputs:
 //
-//   "\x93NUMPY", version (1 or 2, and 0), header length (2 bytes in version 1, 4 in 2), then an ASCII
+//   "\x93NUMPY", version (1, 2 or 3, and 0), header length (2 bytes in version 1, 4 after), then a
 //   dict {'descr': '<f4', 'fortran_order': False, 'shape': (2, 10, 512), } padded with spaces to a
-//   multiple of 64 bytes and ending in '\n'; then the values.
+//   multiple of 64 bytes and ending in '\n' (npy_header.hpp parses it); then the values.
 //
 // read_npy takes what numpy.save writes for a float32 array, little- or big-endian ('<f4', '>f4');
 // anything else (another dtype, Fortran order, a short file) throws file_error naming the file.
@@ -21,23 +21,12 @@
 
 #include "host_tensor.hpp"
 #include "mapped_file.hpp"
+#include "npy_header.hpp"
 
 namespace ctformer {
 
 namespace detail {
 inline constexpr std::string_view npy_magic = "\x93NUMPY";
-
-// The text after 'key': in the header dict, up to the next ',' at depth 0 (a tuple is one value).
-inline std::string_view npy_field(std::string_view header, std::string_view key, const std::string& file) {
-    const std::string quoted = std::string("'").append(key).append("':");
-    const std::size_t at = header.find(quoted);
-    if (at == std::string_view::npos) throw file_error(file, "", "the .npy header has no '" + std::string(key) + "'");
-    std::size_t begin = at + quoted.size(), end = begin;
-    for (int depth = 0; end < header.size() && (depth > 0 || (header[end] != ',' && header[end] != '}')); ++end)
-        depth += header[end] == '(' ? 1 : header[end] == ')' ? -1 : 0;
-    while (begin < end && header[begin] == ' ') ++begin;
-    return header.substr(begin, end - begin);
-}
 
 // Whether `dims` elements of `element_bytes` fit in `available` bytes (no overflow on the way).
 inline bool fits(const dims_t& dims, std::size_t element_bytes, std::size_t available) {
@@ -50,28 +39,6 @@ inline bool fits(const dims_t& dims, std::size_t element_bytes, std::size_t avai
     return bytes <= available;
 }
 
-inline dims_t npy_shape(std::string_view tuple, const std::string& file) {
-    if (tuple.size() < 2 || tuple.front() != '(' || tuple.back() != ')')
-        throw file_error(file, "", "the .npy shape is not a tuple: " + std::string(tuple));
-    dims_t dims;
-    std::size_t value = 0;
-    bool digits = false;
-    for (char c : tuple.substr(1)) {
-        if (c >= '0' && c <= '9') {
-            if (value > (std::numeric_limits<std::size_t>::max() - 9) / 10)
-                throw file_error(file, "", "the .npy shape has an extent too large to count: " + std::string(tuple));
-            value = value * 10 + static_cast<std::size_t>(c - '0');
-            digits = true;
-        } else if (c == ',' || c == ')') {
-            if (digits) dims.push_back(value);
-            value = 0;
-            digits = false;
-        } else if (c != ' ') {
-            throw file_error(file, "", "the .npy shape is not a tuple of counts: " + std::string(tuple));
-        }
-    }
-    return dims;
-}
 }  // namespace detail
 
 // From bytes in memory (the fuzz target); `name` stands for the file.
@@ -81,26 +48,24 @@ inline host_tensor<float> npy_from_bytes(const std::string& name, std::span<cons
         throw file_error(name, "", "not a .npy file (no \\x93NUMPY magic)");
     const int major = static_cast<unsigned char>(text[6]);
     const std::size_t length_bytes = major == 1 ? 2 : 4;
-    if ((major != 1 && major != 2) || bytes.size() < 8 + length_bytes)
+    if (major < 1 || major > 3 || bytes.size() < 8 + length_bytes)
         throw file_error(name, "", "unsupported .npy version " + std::to_string(major));
     std::uint32_t header_length = 0;
     std::memcpy(&header_length, text + 8, length_bytes);
     const std::size_t data_begin = 8 + length_bytes + header_length;
     if (data_begin > bytes.size()) throw file_error(name, "", "truncated: the .npy header runs past the end");
-    const std::string_view header(text + 8 + length_bytes, header_length);
-    const std::string_view descr = detail::npy_field(header, "descr", name);
-    if (descr != "'<f4'" && descr != "'>f4'")
-        throw file_error(name, "", "dtype " + std::string(descr) + " is not float32 ('<f4')");
-    if (detail::npy_field(header, "fortran_order", name) != "False")
-        throw file_error(name, "", "Fortran order; save a C-order array (numpy.ascontiguousarray)");
-    const dims_t dims = detail::npy_shape(detail::npy_field(header, "shape", name), name);
+    const npy_header header = parse_npy_header(std::string_view(text + 8 + length_bytes, header_length), name);
+    if (header.descr != "<f4" && header.descr != ">f4")
+        throw file_error(name, "", "dtype '" + header.descr + "' is not float32 ('<f4')");
+    if (header.fortran_order) throw file_error(name, "", "Fortran order; save a C-order array (numpy.ascontiguousarray)");
+    const dims_t& dims = header.shape;
     const std::size_t available = bytes.size() - data_begin;
     if (!detail::fits(dims, sizeof(float), available))
         throw file_error(name, "", "truncated: shape " + to_string(dims) + " needs more than the " +
                                        std::to_string(available) + " bytes of data the file has");
     host_tensor<float> t(dims);
     if (t.size()) std::memcpy(t.data.data(), text + data_begin, t.size() * sizeof(float));
-    if (descr == "'>f4'")
+    if (header.descr == ">f4")
         for (float& v : t.data) v = std::bit_cast<float>(__builtin_bswap32(std::bit_cast<std::uint32_t>(v)));
     return t;
 }

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <thread>
+
+#include "errors.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -12,11 +15,21 @@
 
 namespace ctformer::runtime {
 
-// 0 means every hardware thread.
-inline int thread_count(int requested) {
-    if (requested > 0) return requested;
+inline int hardware_threads() {
     const unsigned hardware = std::thread::hardware_concurrency();
     return hardware ? static_cast<int>(hardware) : 1;
+}
+
+// The most threads a run may ask for: four per hardware thread (more only slows a run down).
+inline int most_threads() { return 4 * hardware_threads(); }
+
+// The threads a run takes: `requested`, or every hardware thread for 0; invalid_option outside
+// 0 .. most_threads(), before any of them reaches OpenMP.
+inline int thread_count(int requested) {
+    if (requested < 0 || requested > most_threads())
+        throw invalid_option("threads", std::to_string(requested), "0 (every hardware thread) to " +
+                                                                      std::to_string(most_threads()));
+    return requested > 0 ? requested : hardware_threads();
 }
 
 // f(item, thread) for item in [0, count), thread in [0, threads).

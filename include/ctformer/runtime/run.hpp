@@ -3,8 +3,13 @@
 // then launches each step it is asked for with its operands, in the program's order:
 //
 //   program_run run(program, weights, inputs, output, options, workspace);
-//   run.step(0);  for (int layer = 0; layer < 6; ++layer) { run.step(1, layer); ... }  run.finish();
+//   while (run.next_chunk()) {
+//       run.step(0);  for (int layer = 0; layer < 6; ++layer) { run.step(1, layer); ... }
+//   }
+//   run.finish();
 //
+// Every step treats the sequences of a batch apart, so a large batch runs in chunks of sequences,
+// the program once per chunk, to keep the activations under run_options::max_activation_bytes.
 // model::run does exactly that, from program::for_each_run; the generator writes it out.
 #pragma once
 
@@ -31,23 +36,42 @@ public:
                 const run_options& options, workspace& ws)
         : p_(p), weights_(weights), options_(options), threads_(thread_count(options.threads)) {
         if (!weights.bound() && has_weights()) throw error("ctformer: run() before bind(): the model's weights are not given yet");
-        at_.batch = checked_inputs(inputs);
-        const plan::slot& result = p.slots[p.result];
-        const dims_t expected = dims_of(result.extents, at_.batch);
+        batch_ = checked_inputs(inputs);
+        const dims_t expected = dims_of(p.slots[p.result].extents, batch_);
         if (output.dims.empty()) output = host_tensor<float>(expected);
         if (output.dims != expected) throw shape_mismatch("output", to_string(expected), to_string(output.dims));
-        float* arena = ws.arena(p, at_);
+        chunk_ = plan::chunk_sequences(p, batch_, options.max_activation_bytes);
+        arena_ = ws.arena(p, {chunk_});
+        offsets_ = &ws.layout().offset;
         scratch_ = ws.scratch(p.scratch_bytes(), threads_);
-        where_.assign(p.slots.size(), nullptr);
+        outside_.assign(p.slots.size(), nullptr);
         for (plan::slot_id s = 0; s < p.slots.size(); ++s) {
             const plan::slot& v = p.slots[s];
-            if (v.kind == plan::slot_kind::input) where_[s] = const_cast<float*>(inputs.find(v.name)->second.data.data());
-            if (v.kind == plan::slot_kind::constant) where_[s] = const_cast<float*>(v.constant);
-            if (v.kind == plan::slot_kind::value) where_[s] = arena + ws.layout().offset[s];
+            if (v.kind == plan::slot_kind::input) outside_[s] = const_cast<float*>(inputs.find(v.name)->second.data.data());
+            if (v.kind == plan::slot_kind::constant) outside_[s] = const_cast<float*>(v.constant);
         }
-        where_[p.result] = output.data.data();
+        outside_[p.result] = output.data.data();
         resolve_keeps();
     }
+
+    // The next chunk of the batch's sequences, its slots resolved; false when every one has run.
+    bool next_chunk() {
+        if (first_ >= batch_) return false;
+        at_.batch = std::min(chunk_, batch_ - first_);
+        where_.assign(p_.slots.size(), nullptr);
+        for (plan::slot_id s = 0; s < p_.slots.size(); ++s) {
+            const plan::slot& v = p_.slots[s];
+            if (v.kind == plan::slot_kind::value) where_[s] = arena_ + (*offsets_)[s];
+            else if (outside_[s]) where_[s] = outside_[s] + (batched(v) ? first_ * v.elements({1}) : 0);
+        }
+        chunk_first_ = first_;
+        first_ += at_.batch;
+        ++chunks_run_;
+        return true;
+    }
+
+    // The most sequences a chunk takes.
+    std::size_t chunk_sequences() const { return chunk_; }
 
     // Step k, in iteration `iteration` of its repeat (-1 outside one).
     void step(std::size_t k, int iteration = -1) {
@@ -65,25 +89,32 @@ public:
         if (options_.profile)
             options_.profile->push_back({k, iteration, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
         if (const auto kept = keeps_.find({k, iteration}); kept != keeps_.end())
-            for (host_tensor<float>* into : kept->second) {
-                const dims_t dims = dims_of(p_.slots[s.writes].extents, at_.batch);
-                *into = host_tensor<float>(dims, std::vector<float>(where_[s.writes], where_[s.writes] + element_count(dims)));
-            }
+            for (host_tensor<float>* into : kept->second) keep(p_.slots[s.writes], where_[s.writes], *into);
         ++steps_run_;
     }
 
-    // Every step ran as the program says (the generator's calls included).
+    // Every step ran as the program says, for every chunk (the generator's calls included).
     void finish() const {
         std::size_t expected = 0;
         p_.for_each_run([&](std::size_t, int) { ++expected; });
-        if (steps_run_ != expected)
+        if (steps_run_ != expected * chunks_run_ || first_ < batch_)
             throw error("ctformer: internal error, please report: " + std::to_string(steps_run_) + " steps run of " +
-                        std::to_string(expected));
+                        std::to_string(expected * chunks_run_));
     }
 
     const plan::extent_values& extents() const { return at_; }
 
 private:
+    static bool batched(const plan::slot& v) { return !v.extents.empty() && v.extents[0] == batch; }
+
+    // The value of slot v for this chunk, written into its place in the whole batch's tensor.
+    void keep(const plan::slot& v, const float* data, host_tensor<float>& into) const {
+        const dims_t whole = dims_of(v.extents, batch_);
+        if (into.dims != whole) into = host_tensor<float>(whole);
+        const std::size_t offset = batched(v) ? chunk_first_ * v.elements({1}) : 0;
+        std::copy_n(data, v.elements(at_), into.data.begin() + offset);
+    }
+
     bool has_weights() const {
         return std::any_of(p_.slots.begin(), p_.slots.end(), [](const plan::slot& s) { return s.kind == plan::slot_kind::weight; }) ||
                std::any_of(p_.steps.begin(), p_.steps.end(), [](const plan::step& s) { return !s.packed.empty(); });
@@ -140,8 +171,13 @@ private:
     const bound_weights& weights_;
     const run_options& options_;
     int threads_;
-    plan::extent_values at_;
-    std::vector<float*> where_;
+    std::size_t batch_ = 0, chunk_ = 0;           // the whole batch, and the most sequences a chunk takes
+    std::size_t first_ = 0, chunk_first_ = 0, chunks_run_ = 0;
+    plan::extent_values at_;                      // this chunk's
+    float* arena_ = nullptr;
+    const std::vector<std::size_t>* offsets_ = nullptr;
+    std::vector<float*> outside_;  // the memory of inputs, constants and the result, whole-batch
+    std::vector<float*> where_;    // every slot's memory for this chunk
     std::vector<std::byte*> scratch_;
     std::vector<const float*> reads_;
     std::map<std::pair<std::size_t, int>, std::vector<host_tensor<float>*>> keeps_;

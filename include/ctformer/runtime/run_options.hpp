@@ -1,4 +1,4 @@
-// What one run of a compiled model may ask for besides its inputs and output.
+// What one bind, and one run, of a compiled model may ask for besides its tensors.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +9,12 @@
 #include "host_tensor.hpp"
 
 namespace ctformer::runtime {
+
+struct bind_options {
+    // Refuse given tensors the model does not read (its inputs aside), as PyTorch's strict
+    // load_state_dict does: a checkpoint of another model, or a name misspelt, fails loudly.
+    bool strict = true;
+};
 
 // One step as it ran: its index in the plan, its repeat's iteration (-1 outside one), its time.
 struct step_record {
@@ -24,6 +30,8 @@ struct run_options {
     std::vector<std::pair<std::string, host_tensor<float>*>> keep = {};
     // Where to record every step as it runs, in order.
     std::vector<step_record>* profile = nullptr;
+    // A batch whose activations would take more runs in chunks of sequences that fit.
+    std::size_t max_activation_bytes = std::size_t{256} << 20;
 };
 
 }  // namespace ctformer::runtime

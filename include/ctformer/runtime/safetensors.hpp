@@ -5,9 +5,10 @@
 //                        "__metadata__": {"key": "value", ...}}
 //   the rest       the data; offsets count from its first byte
 //
-// The file is memory-mapped. Every entry is checked when the file is opened, before any byte of data
-// is used: the header length (within the file, at most 100 MB), the JSON, each name once, a known
-// dtype, offsets inside the data and exactly shape × dtype bytes long, no two tensors overlapping.
+// The file is memory-mapped (a stream is read whole). Every entry is checked when the file is opened,
+// before any byte of data is used: the header length (within the file, at most 100 MB), the JSON,
+// each key once in each of its objects (a tensor's name, an entry's "dtype"), a known dtype,
+// offsets inside the data and exactly shape × dtype bytes long, no two tensors overlapping.
 // F32, F16 and BF16 tensors read as fp32; F64 is refused (ctformer computes in fp32: convert the
 // file, e.g. with tensor.float(), knowing what is lost). Problems throw file_error naming the file
 // and the tensor.
@@ -140,16 +141,21 @@ private:
 
     void read_header(std::span<const std::byte> header) {
         const auto* text = reinterpret_cast<const char*>(header.data());
-        std::set<std::string> seen;
-        const auto each_name_once = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-            if (depth == 1 && event == nlohmann::json::parse_event_t::key &&
-                !seen.insert(parsed.get<std::string>()).second)
-                fail(parsed.get<std::string>(), "the name appears twice in the header");
+        // Each key once in every object: a tensor's name in the header, "dtype" in an entry, ...
+        std::vector<std::set<std::string>> seen;
+        const auto each_key_once = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+            using event_t = nlohmann::json::parse_event_t;
+            if (event == event_t::object_start) seen.emplace_back();
+            if (event == event_t::object_end) seen.pop_back();
+            if (event == event_t::key && !seen.back().insert(parsed.get<std::string>()).second) {
+                if (depth == 1) fail(parsed.get<std::string>(), "the name appears twice in the header");
+                fail("", "the key \"" + parsed.get<std::string>() + "\" appears twice in one object of the header");
+            }
             return true;
         };
         nlohmann::json json;
         try {
-            json = nlohmann::json::parse(text, text + header.size(), each_name_once);
+            json = nlohmann::json::parse(text, text + header.size(), each_key_once);
         } catch (const nlohmann::json::exception& e) {
             fail("", std::string("the header is not valid JSON: ") + e.what());
         }

@@ -1,8 +1,7 @@
 // Weights by PyTorch's state_dict names.
 //
-// nn.MultiheadAttention keeps Q, K and V in one in_proj_weight [3·d, d] (and in_proj_bias [3·d]) when
-// they share the model width; ctformer's attention blocks name them apart ({prefix}q_proj_weight,
-// ...), as PyTorch itself does when kdim or vdim differ. Loading splits every in_proj_* in three.
+// Loading splits every nn.MultiheadAttention in_proj_weight / in_proj_bias in three, as ctformer
+// names Q, K and V apart (pytorch_names.hpp).
 // Other names (nn.TransformerEncoderLayer's self_attn.*, linear1.*, norm1.*, nn.TransformerEncoder's
 // layers.{i}.*) are ctformer's names already. A module with names of its own (the seeds' W_q.weight,
 // ...) is read through a map from ctformer names to the file's:
@@ -14,6 +13,7 @@
 #include <map>
 #include <string>
 
+#include "pytorch_names.hpp"
 #include "safetensors.hpp"
 
 namespace ctformer {
@@ -36,10 +36,10 @@ inline tensor_map split_in_projections(tensor_map tensors) {
         part_dims[0] /= 3;
         const std::size_t part = t.size() / 3;
         const std::string prefix = name.substr(0, at), kind = name.substr(at + 8);  // "weight" or "bias"
-        const char* parts[] = {"q", "k", "v"};
         for (std::size_t p = 0; p < 3; ++p) {
             std::vector<float> values(t.data.begin() + p * part, t.data.begin() + (p + 1) * part);
-            split.insert_or_assign(prefix + parts[p] + "_proj_" + kind, host_tensor<float>(part_dims, std::move(values)));
+            split.insert_or_assign(prefix + in_projection_parts[p] + "_proj_" + kind,
+                                   host_tensor<float>(part_dims, std::move(values)));
         }
     }
     return split;

@@ -5,17 +5,23 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "../plan/program.hpp"
+#include "pytorch_names.hpp"
+#include "run_options.hpp"
 #include "tensor_check.hpp"
 
 namespace ctformer::runtime {
 
 class bound_weights {
 public:
-    void bind(const plan::program& p, const tensor_map& given) {
+    // Every name first: all the missing ones (and, strictly, the unexpected ones) are reported
+    // together, by the file's names; then the shapes, and the packing.
+    void bind(const plan::program& p, const tensor_map& given, const bind_options& options) {
+        check_names(p, given, options.strict);
         std::vector<std::vector<std::vector<float>>> plain(p.slots.size());
         for (plan::slot_id s = 0; s < p.slots.size(); ++s)
             if (p.slots[s].kind == plan::slot_kind::weight)
@@ -30,6 +36,20 @@ public:
         bound_ = true;
     }
 
+    // Every weight the program reads, by the name it is bound by, with its declared extents.
+    static std::vector<std::pair<std::string, std::vector<int>>> weights_read(const plan::program& p) {
+        std::vector<std::pair<std::string, std::vector<int>>> names;
+        for (const plan::slot& s : p.slots)
+            if (s.kind == plan::slot_kind::weight)
+                for (int i = 0; i < iterations(p, s.repeat); ++i) names.emplace_back(prefix(p, s.repeat, i) + s.name, s.extents);
+        for (const plan::step& s : p.steps)
+            for (const plan::packed_use& use : s.packed)
+                for (int i = 0; i < iterations(p, s.repeat); ++i)
+                    for (std::size_t part = 0; part < use.parts.size(); ++part)
+                        names.emplace_back(prefix(p, s.repeat, i) + use.parts[part], use.part_extents[part]);
+        return names;
+    }
+
     bool bound() const { return bound_; }
 
     const float* plain(plan::slot_id s, int iteration) const { return plain_[s][std::max(iteration, 0)].data(); }
@@ -41,6 +61,33 @@ private:
     static int iterations(const plan::program& p, int repeat) { return repeat < 0 ? 1 : p.repeats[repeat].count; }
     static std::string prefix(const plan::program& p, int repeat, int iteration) {
         return repeat < 0 ? "" : p.repeats[repeat].prefix_of(iteration);
+    }
+
+    // PyTorch's load_state_dict error: every missing name with its shape, and, strictly, every given
+    // name the model does not read; q/k/v projections as the in_proj_* the file holds.
+    static void check_names(const plan::program& p, const tensor_map& given, bool strict) {
+        const std::vector<std::pair<std::string, std::vector<int>>> read = weights_read(p);
+        std::set<std::string> known;
+        std::vector<std::pair<std::string, std::vector<int>>> missing, unexpected;
+        for (const auto& [name, extents] : read) {
+            known.insert(name);
+            if (!given.contains(name)) missing.emplace_back(name, extents);
+        }
+        for (const plan::slot& s : p.slots)
+            if (s.kind == plan::slot_kind::input) known.insert(s.name);
+        for (const auto& [name, t] : given)
+            if (!known.contains(name)) unexpected.emplace_back(name, std::vector<int>(t.dims.begin(), t.dims.end()));
+        std::vector<std::string> extra;
+        for (const auto& [name, extents] : as_pytorch_names(unexpected)) extra.push_back(name);
+        if (!missing.empty()) {
+            const auto shown = as_pytorch_names(missing);
+            std::string more;
+            for (std::size_t i = 1; i < shown.size(); ++i)
+                more += (i == 1 ? "; also missing: " : ", ") + shown[i].first + " " + extents_text(shown[i].second);
+            if (strict && !extra.empty()) more += "; not read by the model: " + unexpected_tensor::joined(extra);
+            throw missing_tensor(shown[0].first, extents_text(shown[0].second), more);
+        }
+        if (strict && !extra.empty()) throw unexpected_tensor(extra);
     }
 
     static const host_tensor<float>& checked(const tensor_map& given, const std::string& name, const std::vector<int>& extents) {
