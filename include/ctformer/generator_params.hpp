@@ -53,7 +53,7 @@ inline constexpr std::array<param_doc, 9> param_docs{{
     {"d_ff", "1..1048576", "feed-forward width (default 2048)"},
     {"layers", "1..64", "encoder layers (default 1)"},
     {"norm_first", "true|false", "pre-LN instead of post-LN (default false)"},
-    {"activation", "relu|gelu", "feed-forward activation (default relu)"},
+    {"activation", "relu|gelu|gelu_tanh", "feed-forward activation (default relu)"},
     {"mask", "none|causal|key_padding", "attention mask; key_padding adds a bool input \"key_padding\" [B, seq]"},
 }};
 
@@ -95,7 +95,8 @@ inline void set(params& p, std::string_view name, std::string_view text) {
                                                            std::pair{std::string_view("true"), true}});
     else if (name == "activation")
         p.activation = parse_choice(name, text, std::array{std::pair{std::string_view("relu"), activation::relu},
-                                                           std::pair{std::string_view("gelu"), activation::gelu}});
+                                                           std::pair{std::string_view("gelu"), activation::gelu},
+                                                           std::pair{std::string_view("gelu_tanh"), activation::gelu_tanh}});
     else if (name == "mask")
         p.mask = parse_choice(name, text, std::array{std::pair{std::string_view("none"), mask_param::none},
                                                      std::pair{std::string_view("causal"), mask_param::causal},
@@ -135,7 +136,7 @@ inline params parse(const std::vector<std::string>& words) {
 
 // The C++ initializer of p, for the generated parameter header.
 inline std::string to_cpp(const params& p) {
-    const auto act = p.activation == nn::activation::relu ? "relu" : "gelu";
+    const auto act = activation_name(p.activation);
     const auto mask = p.mask == mask_param::none ? "none" : p.mask == mask_param::causal ? "causal" : "key_padding";
     return "ctformer::gen::params{.seq = " + std::to_string(p.seq) + ", .d_model = " + std::to_string(p.d_model) +
            ", .heads = " + std::to_string(p.heads) + ", .kv_heads = " + std::to_string(p.kv_heads) +

@@ -137,10 +137,34 @@ def gqa_case(out):
     save(os.path.join(out, "gqa.safetensors"), tensors, {"module": "GQA by repeat_interleave"})
 
 
+def mask_cases(out):
+    """attn_mask as PyTorch takes it: a float mask, added to the scores ([batch·heads, L, L], one per
+    sequence and head), and a boolean one, True = masked ([L, L]); ctformer's additive [B, heads, L, L]
+    and attend [L, L] (true = attend)."""
+    d, heads, batch, length = 32, 4, 2, 7
+    for name, boolean in [("mha_float_mask", False), ("mha_bool_mask", True)]:
+        mha = randomize(torch.nn.MultiheadAttention(d, heads, batch_first=True).eval())
+        x = torch.randn(batch, length, d)
+        if boolean:
+            attn_mask = torch.rand(length, length) < 0.3
+            attn_mask[:, 0] = False
+            ours = {"attend": attend(attn_mask)}
+        else:
+            attn_mask = torch.randn(batch * heads, length, length)
+            attn_mask[:, :, 3] = -1e9
+            ours = {"bias": attn_mask.reshape(batch, heads, length, length)}
+        y, per_head = mha(x, x, x, attn_mask=attn_mask, need_weights=True, average_attn_weights=False)
+        tensors = dict(mha.state_dict())
+        tensors.update({"x": x, "expected": y, "expected_weights": per_head, **ours})
+        save(os.path.join(out, name + ".safetensors"), tensors, {"module": "nn.MultiheadAttention"})
+
+
+
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "golden")
     os.makedirs(out, exist_ok=True)
     mha_cases(out)
     encoder_cases(out)
     gqa_case(out)
+    mask_cases(out)
     print("torch", torch.__version__, "->", out)

@@ -38,7 +38,7 @@ TEST(CtformerGen, EachBadParameterIsOneLine) {
         {"heads=8 kv_heads=3", "ctformer-gen: kv_heads=3 does not divide heads=8\n"},
         {"seq=0", "ctformer-gen: seq=0: expected a whole number from 1 to 65536\n"},
         {"d_ff=2k", "ctformer-gen: d_ff=2k: expected a whole number from 1 to 1048576\n"},
-        {"activation=tanh", "ctformer-gen: activation=tanh: expected one of relu, gelu\n"},
+        {"activation=tanh", "ctformer-gen: activation=tanh: expected one of relu, gelu, gelu_tanh\n"},
         {"mask=yes", "ctformer-gen: mask=yes: expected one of none, causal, key_padding\n"},
         {"seq=10 seq=12", "ctformer-gen: seq is given twice\n"},
         {"seq", "ctformer-gen: 'seq': expected name=value\n"},

@@ -1,6 +1,7 @@
 // The fused attention kernel against the reference evaluator's scaled_dot_product_attention, on
 // every Highway target compiled in: square and cross shapes with tails, L = 1, causal masks with
-// Lq != Lk in both alignments, key padding, fully masked queries (zeros), and logits near ±90.
+// Lq != Lk in both alignments, key padding, attend and additive masks, fully masked queries
+// (zeros), and logits near ±90.
 // Tolerance: values are uniform in [-1, 1], so outputs (weighted means of value rows) are within ±1;
 // fp32 against the double reference stays within 1e-5 + 1e-4·|want|, logits near ±90 included.
 #undef HWY_TARGET_INCLUDE
@@ -100,6 +101,48 @@ void TestLargeLogits() {
     check<33, 70, 64, 64, causality::bottom_right>(30.0f);
 }
 
+// attend and additive masks, as the scores are computed: of [Lq, Lk] (Rows = Lq) or one row for
+// every query ([1, Lk]: a row stride of 0), with causality, against mask(…, attend / additive) in
+// the DSL. Every third score barred, biases of ±3, and a query row whose every key is barred.
+template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Rows, causality Causal = causality::none>
+void check_masks() {
+    auto q = input<"q", int(Lq), int(Dk)>();
+    auto key = input<"k", int(Lk), int(Dk)>();
+    auto v = input<"v", int(Lk), int(Dk)>();
+    auto m = bool_input<"m", int(Rows), int(Lk)>();
+    auto b = input<"b", int(Rows), int(Lk)>();
+    auto expr = [&] {
+        if constexpr (Causal == causality::none) return nn::scaled_dot_product_attention(q, key, v, attend(m), additive(b));
+        else return nn::scaled_dot_product_attention(q, key, v, additive(b), causal, attend(m));
+    }();
+    tensor_map in = reference::random_inputs(expr, 1, 24);
+    for (std::size_t i = 0; i < Rows * Lk; ++i) {
+        in.at("m")[i] = i % 3 == 1 || (i / Lk == Rows - 1 && Rows > 1) ? 0.0f : 1.0f;  // the last row: all barred
+        in.at("b")[i] = 3.0f * std::sin(0.7f * float(i));
+    }
+    const auto want = reference::evaluate(expr, in);
+    const std::size_t stride = Rows == 1 ? 0 : Lk;
+    const k::attention_args args{static_cast<float>(1.0 / std::sqrt(double(Dk))), nullptr,
+                                 {in.at("m").data.data(), stride}, {in.at("b").data.data(), stride}};
+    using scratch_type = kt::attention_scratch<Lq, Lk, Dk, Dk>;
+    const auto memory = hwy::AllocateAligned<std::byte>(scratch_type::bytes());
+    scratch_type scratch(memory.get());
+    std::vector<float> got(Lq * Dk, -12345.0f);
+    kt::attention<Lq, Lk, Dk, Dk, Causal>(in.at("q").data.data(), in.at("k").data.data(), in.at("v").data.data(),
+                                          got.data(), args, scratch);
+    test::expect_close(got, want, {.atol = 1e-5, .rtol = 1e-4},
+                       "masked attention Lq=" + std::to_string(Lq) + " Lk=" + std::to_string(Lk) + " rows " +
+                           std::to_string(Rows));
+}
+
+void TestAttendAndAdditiveMasks() {
+    check_masks<10, 10, 16, 10>();
+    check_masks<7, 13, 16, 1>();     // one row for every query
+    check_masks<9, 70, 16, 9>();     // the mask rows' last vectors partial, two key blocks
+    check_masks<70, 70, 32, 70, causality::top_left>();
+    check_masks<33, 5, 8, 33>();     // fewer keys than one vector
+}
+
 }  // namespace ctformer::tests::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -110,5 +153,6 @@ HWY_EXPORT_AND_TEST_P(AttentionKernel, TestShapes);
 HWY_EXPORT_AND_TEST_P(AttentionKernel, TestCausal);
 HWY_EXPORT_AND_TEST_P(AttentionKernel, TestPaddingAndFullyMaskedRows);
 HWY_EXPORT_AND_TEST_P(AttentionKernel, TestLargeLogits);
+HWY_EXPORT_AND_TEST_P(AttentionKernel, TestAttendAndAdditiveMasks);
 }  // namespace ctformer::tests
 #endif

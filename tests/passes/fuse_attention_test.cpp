@@ -1,5 +1,5 @@
-// fuse_attention: softmax(mask(scale(Q·Kᵀ))) · V becomes one fused_attention node, with the causal
-// alignment and key padding carried over; other masks leave the chain alone.
+// fuse_attention: softmax(mask(scale(Q·Kᵀ))) · V becomes one fused_attention node, with every mask
+// carried over (at most one of each kind); a second mask of one kind leaves the chain alone.
 #include "support/fusion.hpp"
 
 namespace {
@@ -23,9 +23,21 @@ TEST(FuseAttention, CausalBothAlignmentsAndKeyPadding) {
                                        "fused_attention scale=0.353553 causal_bottom_right");
 }
 
-TEST(FuseAttention, AdditiveMaskIsNotFused) {
+TEST(FuseAttention, AttendAndAdditiveMasksOfAnyBroadcastShape) {
+    using ctf::nn::scaled_dot_product_attention;
     auto bias = ctf::input<"bias", 5, 7>();
-    auto g = ctf::nn::scaled_dot_product_attention(q, k, v, ctf::additive(bias));
+    auto per_sequence = ctf::bool_input<"m", ctf::batch, 5, 7>();
+    test::expect_fused<fuse_attention>(scaled_dot_product_attention(q, k, v, ctf::additive(bias)),
+                                       "fused_attention scale=0.353553 additive");
+    test::expect_fused<fuse_attention>(
+        scaled_dot_product_attention(q, k, v, ctf::causal, ctf::attend(per_sequence), ctf::additive(bias)),
+        "fused_attention scale=0.353553 causal attend additive");
+}
+
+TEST(FuseAttention, TwoMasksOfOneKindAreNotFused) {
+    auto a = ctf::input<"a", 5, 7>();
+    auto b = ctf::input<"b", 2, 5, 7>();
+    auto g = ctf::nn::scaled_dot_product_attention(q, k, v, ctf::additive(a), ctf::additive(b));
     EXPECT_EQ(ctf::to_string(ctf::passes::run_pass<fuse_attention>(g)), ctf::to_string(g));
 }
 

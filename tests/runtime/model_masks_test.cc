@@ -1,7 +1,8 @@
 // Compiled models against the reference evaluator, on every Highway target compiled in: GQA with
 // causal and key-padding masks (a sequence with every key masked), MQA cross-attention (Lq != Lk,
-// bottom-right causal), odd lengths (L = 1, 129), a positional encoding added in a GEMM epilogue, and
-// need_weights (attention_probabilities, a batched matmul with V, the head average).
+// bottom-right causal), odd lengths (L = 1, 129), a positional encoding added in a GEMM epilogue,
+// need_weights (attention_probabilities, a batched matmul with V, the head average), and attend and
+// additive masks of every shape, fused into the attention kernels.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/model_masks_test.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -79,6 +80,75 @@ void TestPositionalEncodingInEpilogue() {
     check(nn::encoder_layer<cfg>(embedded), 2);
 }
 
+// No step of the graph's plan runs the reference formula: every mask is in the attention kernel.
+template <class Model>
+void expect_every_step_a_kernel(const Model& model) {
+    for (const plan::step& s : model.program().steps) EXPECT_EQ(s.kernel.find("reference"), std::string::npos) << s.kernel;
+}
+
+// Random masks: about a third of attend's entries false, one query row of sequence 0 wholly barred,
+// additive biases of ±2 and some -1e9.
+void scramble_masks(tensor_map& inputs) {
+    for (auto& [name, t] : inputs) {
+        if (name.starts_with("m")) {
+            for (std::size_t i = 0; i < t.size(); ++i) t[i] = (i * 7) % 3 == 0 ? 0.0f : 1.0f;
+            for (std::size_t j = 0; j < t.dims.back(); ++j) t[j] = 0.0f;  // its first row: every key barred
+        }
+        if (name.starts_with("b"))
+            for (std::size_t i = 0; i < t.size(); ++i) t[i] = i % 11 == 4 ? -1e9f : 2.0f * std::sin(float(i));
+    }
+}
+
+template <class Graph>
+void check_masked(const Graph& graph, std::size_t batch = 2) {
+    auto model = rt::compile(graph);
+    expect_every_step_a_kernel(model);
+    tensor_map inputs = reference::random_inputs(graph, batch, 8);
+    scramble_masks(inputs);
+    model.bind(inputs);
+    test::expect_close(model.run(inputs, {2}), reference::evaluate(graph, inputs), test::fp32_model);
+}
+
+// The seeds' mask forms (attend: PyTorch's masked_fill(mask == 0, -1e9); additive: NumPy's
+// mask·(-1e9)) in every shape that broadcasts to [B, heads, Lq, Lk], alone and with causal and key
+// padding, self- and cross-attention, Q/K/V still one GEMM.
+void TestAttendAndAdditiveMaskShapes() {
+    constexpr nn::config cfg{.d_model = 16, .heads = 2};
+    auto x = input<"x", batch, 6, 16>();
+    check_masked(nn::multi_head_attention<cfg>(x, attend(bool_input<"m", 6, 6>())));
+    check_masked(nn::multi_head_attention<cfg>(x, attend(bool_input<"m", batch, 6, 6>())));
+    check_masked(nn::multi_head_attention<cfg>(x, attend(bool_input<"m", batch, 1, 6, 6>())));
+    check_masked(nn::multi_head_attention<cfg>(x, attend(bool_input<"m", 2, 6, 6>())));
+    check_masked(nn::multi_head_attention<cfg>(x, additive(input<"b", batch, 2, 6, 6>())));
+    check_masked(nn::multi_head_attention<cfg>(x, additive(input<"b", 6, 6>()), causal,
+                                               key_padding(bool_input<"pad", batch, 6>())));
+    check_masked(nn::multi_head_attention<cfg>(x, causal, attend(bool_input<"m", batch, 6, 6>()),
+                                               additive(input<"b", 1, 6>())));
+    auto kv = input<"kv", batch, 9, 16>();
+    check_masked(nn::multi_head_attention<cfg>(x, kv, kv, attend(bool_input<"m", batch, 6, 9>()), causal_bottom_right,
+                                               additive(input<"b", 2, 6, 9>())));
+    auto fused = rt::compile(nn::multi_head_attention<cfg>(x, attend(bool_input<"m", batch, 6, 6>())));
+    EXPECT_EQ(fused.program().steps.size(), 3u);  // the Q/K/V GEMM, the attention, the output GEMM
+}
+
+// need_weights with the same masks: the probabilities kernel applies them too.
+void TestAttentionWeightsWithMasks() {
+    constexpr nn::config cfg{.d_model = 16, .heads = 2};
+    auto x = input<"x", batch, 7, 16>();
+    auto mha = nn::multi_head_attention_with_weights<cfg>(x, x, x, attend(bool_input<"m", batch, 7, 7>()),
+                                                          additive(input<"b", 2, 7, 7>()), causal);
+    auto model = rt::compile(mha.output);
+    expect_every_step_a_kernel(model);
+    tensor_map inputs = reference::random_inputs(mha.output, 2, 10);
+    scramble_masks(inputs);
+    model.bind(inputs);
+    host_tensor<float> output, weights;
+    model.run(inputs, output, {.threads = 2, .keep = {{"attn_weights", &weights}}});
+    reference::evaluator evaluate(inputs);
+    test::expect_close(output, evaluate(mha.output), test::fp32_model, "output");
+    test::expect_close(weights, evaluate.intermediate("attn_weights"), test::fp32_model, "masked weights");
+}
+
 }  // namespace ctformer::tests::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -89,5 +159,7 @@ HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestGroupedQueryWithMasks);
 HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestCrossAttentionAndOddLengths);
 HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestPositionalEncodingInEpilogue);
 HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestAttentionWeights);
+HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestAttendAndAdditiveMaskShapes);
+HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestAttentionWeightsWithMasks);
 }  // namespace ctformer::tests
 #endif

@@ -41,13 +41,15 @@ TEST(Run, ConcurrentRunsUseSeparateScratch) {
     for (unsigned i = 0; i < 4; ++i) EXPECT_EQ(concurrent[i].data, serial[i].data) << "run " << i;
 }
 
-TEST(Run, UnfusedStepsRunTheReferenceFormula) {
+TEST(Run, AdditiveMaskRunsInTheAttentionKernel) {
     auto q = ctf::input<"q", ctf::batch, 2, 5, 8>();
     auto bias = ctf::input<"bias", 5, 5>();
     auto graph = ctf::nn::scaled_dot_product_attention(q, q, q, ctf::additive(bias));
     auto model = ctf::compile(graph);
     test::expect_matches_reference(model, graph, 2);
-    EXPECT_NE(model.explain().find("reference mask"), std::string::npos);
+    ASSERT_EQ(model.program().steps.size(), 1u) << model.explain();
+    EXPECT_EQ(model.program().steps[0].kernel, "fused_attention");
+    EXPECT_NE(model.program().steps[0].detail.find("additive"), std::string::npos);
 }
 
 TEST(Run, SingleInputAndOutputShape) {

@@ -122,9 +122,38 @@ struct tile {
     hn::Vec<D> v[Rows][2];
 };
 
-// scores[r][0, columns) = scale · q_{row + r} · k_{first..} (the staged block), masked keys -inf;
-// columns is a multiple of two vectors, at most the block. Keys past a row's causal limit or past
-// Lk are masked as the scores are stored, a vector comparison; padding, a byte per key, after.
+// The vector of p[0, valid), zeros after: a mask row's last vector, read without running past it.
+template <class D>
+HWY_INLINE hn::Vec<D> load_part(D d, const float* p, std::size_t valid) {
+    if (valid >= hn::Lanes(d)) return hn::LoadU(d, p);
+    HWY_ALIGN float part[HWY_LANES(float)] = {};
+    std::copy_n(p, valid, part);
+    return hn::Load(d, part);
+}
+
+// s0, s1, the scaled scores of query i for keys [key, key + 2 vectors), with the additive mask
+// added and the attend mask's zeros barred (-inf). Keys past Lk are barred after, as the causal limit.
+template <std::size_t Lk, class D, class V = hn::Vec<D>>
+HWY_INLINE void apply_masks(D d, const attention_args& args, std::size_t i, std::size_t key, V& s0, V& s1) {
+    if (key >= Lk) return;
+    const std::size_t lanes = hn::Lanes(d), valid = Lk - key;
+    if (args.additive.data) {
+        const float* b = args.additive.row(i) + key;
+        s0 = hn::Add(s0, load_part(d, b, valid));
+        if (valid > lanes) s1 = hn::Add(s1, load_part(d, b + lanes, valid - lanes));
+    }
+    if (args.attend.data) {
+        const float* a = args.attend.row(i) + key;
+        const V barred = hn::Set(d, -std::numeric_limits<float>::infinity());
+        s0 = hn::IfThenElse(hn::Ne(load_part(d, a, valid), hn::Zero(d)), s0, barred);
+        if (valid > lanes) s1 = hn::IfThenElse(hn::Ne(load_part(d, a + lanes, valid - lanes), hn::Zero(d)), s1, barred);
+    }
+}
+
+// scores[r][0, columns) = scale · q_{row + r} · k_{first..} (the staged block) + the masks, masked
+// keys -inf; columns is a multiple of two vectors, at most the block. The attend and additive masks
+// and the keys past a row's causal limit or past Lk are applied as the scores are stored, vector
+// operations; key padding, a value per key, after.
 template <std::size_t Rows, std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causality Causal>
 void block_scores(strided_rows<const float> q, std::size_t row, std::size_t first, std::size_t columns,
                   const attention_args& args, attention_scratch<Lq, Lk, Dk, Dv>& s) {
@@ -153,6 +182,7 @@ void block_scores(strided_rows<const float> q, std::size_t row, std::size_t firs
 #pragma GCC unroll 8
         for (std::size_t r = 0; r < Rows; ++r) {
             auto s0 = hn::Mul(acc.v[r][0], scale), s1 = hn::Mul(acc.v[r][1], scale);
+            if (args.attend.data || args.additive.data) apply_masks<Lk>(d, args, row + r, key, s0, s1);
             if (visible[r] < key + 2 * lanes) {  // keys [visible, ...) of these two vectors are barred
                 const auto limit = hn::Set(d, static_cast<float>(visible[r]));
                 s0 = hn::IfThenElse(hn::Lt(hn::Iota(d, static_cast<float>(key)), limit), s0, masked);

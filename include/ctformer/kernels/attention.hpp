@@ -3,7 +3,8 @@
 //   out[i] = Σ_j softmax_j(scale · q_i·k_j, masked) · v_j
 //
 // for one (sequence, head): q [Lq, Dk], k [Lk, Dk], v [Lk, Dv]. A key j is masked for query i when
-// the causal alignment hides it or key_attend[j] is false; a query with every key masked gives zeros.
+// the causal alignment hides it, key_attend[j] is false or attend[i, j] is; additive[i, j] is added
+// to the scaled score first. A query with every key masked gives zeros.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +22,11 @@ inline constexpr std::size_t kQueryTile = 256;  // a multiple of every target's 
 struct attention_args {
     float scale = 1.0f;
     const float* key_attend = nullptr;  // [Lk], non-zero = attend; nullptr: every key
+    // Masks of [Lq, Lk] for this (sequence, head): query i's row of Lk values at row(i) (a row stride
+    // of 0 gives every query the same row). attend: non-zero = attend; additive: added to the
+    // scaled score. A null data pointer: none.
+    strided_rows<const float> attend{nullptr, 0};
+    strided_rows<const float> additive{nullptr, 0};
 };
 
 // How many keys query i may see at most, before key_attend (causality: dsl/ops/kinds.hpp).

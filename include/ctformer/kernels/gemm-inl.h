@@ -19,6 +19,7 @@
 #include <hwy/aligned_allocator.h>
 #include <hwy/highway.h>
 
+#include "activation-inl.h"
 #include "gemm.hpp"
 #include "tiles.hpp"
 
@@ -66,18 +67,15 @@ packed_weight pack_weight(const float* w, const float* bias = nullptr) {
     return packed;
 }
 
-inline float gelu(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); }
-
-// Applies act, then adds the residual, to `count` values of one row (the scalar path: partial
-// panels, and gelu, which Highway 1.0.3 has no vector erf for).
+// Applies act, then adds the residual, to `count` values of one row, a lane at a time (the last,
+// partial panel).
 template <class Epilogue>
-void finish_scalar(float* out, const float* residual, std::size_t count) {
+void finish_partial(float* out, const float* residual, std::size_t count) {
+    const hn::CappedTag<float, 1> one;
     for (std::size_t j = 0; j < count; ++j) {
-        float v = out[j];
-        if constexpr (Epilogue::act == activation::relu) v = v > 0.0f ? v : 0.0f;
-        if constexpr (Epilogue::act == activation::gelu) v = gelu(v);
-        if constexpr (Epilogue::residual) v += residual[j];
-        out[j] = v;
+        auto v = activate<Epilogue::act>(one, hn::LoadU(one, out + j));
+        if constexpr (Epilogue::residual) v = hn::Add(v, hn::LoadU(one, residual + j));
+        hn::StoreU(v, one, out + j);
     }
 }
 
@@ -115,19 +113,17 @@ void micro_tile(const float* a, const packed_weight& w, std::size_t row, std::si
         float* out = c + (row + r) * N + first;
         const std::size_t residual_row = args.residual_rows ? (row + r) % args.residual_rows : row + r;
         const float* residual = Epilogue::residual ? args.residual + residual_row * N + first : nullptr;
-        if (whole && Epilogue::act != activation::gelu) {
+        if (whole) {
             for (std::size_t v = 0; v < kPanelVectors; ++v) {
-                V y = acc[r][v];
-                if constexpr (Epilogue::act == activation::relu) y = hn::Max(y, hn::Zero(d));
+                V y = activate<Epilogue::act>(d, acc[r][v]);
                 if constexpr (Epilogue::residual) y = hn::Add(y, hn::LoadU(d, residual + v * lanes));
                 hn::StoreU(y, d, out + v * lanes);
             }
         } else {
             HWY_ALIGN float tile[kPanelVectors * HWY_LANES(float)];
             for (std::size_t v = 0; v < kPanelVectors; ++v) hn::Store(acc[r][v], d, tile + v * lanes);
-            const std::size_t count = whole ? width : N - first;
-            std::memcpy(out, tile, count * sizeof(float));
-            finish_scalar<Epilogue>(out, residual, count);
+            std::memcpy(out, tile, (N - first) * sizeof(float));
+            finish_partial<Epilogue>(out, residual, N - first);
         }
     }
 }

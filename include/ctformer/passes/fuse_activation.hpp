@@ -1,4 +1,4 @@
-// fuse_activation:  relu(gemm(x, W, b)) → gemm<relu>(x, W, b), and likewise gelu
+// fuse_activation:  act(gemm(x, W, b)) → gemm<act>(x, W, b), for relu, gelu and gelu_tanh
 // The activation is applied to the accumulators before they are stored.
 #pragma once
 
@@ -14,10 +14,9 @@ struct fuse_activation {
     static constexpr bool takes_activation = Before::act == activation::none && !Before::residual;
 
     template <class E>
-        requires(is_op<E, relu_op> || is_op<E, gelu_op>) && is_gemm<child_t<E, 0>> && takes_activation<E>
+        requires is_activation<E> && is_gemm<child_t<E, 0>> && takes_activation<E>
     static auto fuse(const E& e) {
-        constexpr activation act = is_op<E, relu_op> ? activation::relu : activation::gelu;
-        return with_epilogue<epilogue<epilogue_of<child_t<E, 0>>::bias, act, false>>(child<0>(e));
+        return with_epilogue<epilogue<epilogue_of<child_t<E, 0>>::bias, op_t<E>::act, false>>(child<0>(e));
     }
 };
 

@@ -44,19 +44,19 @@ auto reproject(const E& e, Columns columns) {
         return make_node<shape_of_t<E>>(split_heads_op{}, std::move(columns));
 }
 
+// Q, K and V projected from one input (a concept, so the checks stop at the first that fails).
+template <class Q, class K, class V>
+concept projected_from_one_input =
+    projection<Q>::fits && projection<K>::fits && projection<V>::fits && is_leaf<projected_input<Q>> &&
+    std::is_same_v<projected_input<Q>, projected_input<K>> && std::is_same_v<projected_input<Q>, projected_input<V>>;
+
 }  // namespace detail
 
 struct fuse_qkv {
     static constexpr const char* name = "fuse_qkv";
 
-    template <class E, class Q = child_t<E, 0>, class K = child_t<E, 1>, class V = child_t<E, 2>>
-    static constexpr bool one_input =
-        detail::projection<Q>::fits && detail::projection<K>::fits && detail::projection<V>::fits &&
-        is_leaf<detail::projected_input<Q>> && std::is_same_v<detail::projected_input<Q>, detail::projected_input<K>> &&
-        std::is_same_v<detail::projected_input<Q>, detail::projected_input<V>>;
-
     template <class E>
-        requires is_attention<E> && one_input<E>
+        requires is_attention<E> && detail::projected_from_one_input<child_t<E, 0>, child_t<E, 1>, child_t<E, 2>>
     static auto fuse(const E& e) {
         const auto& q = detail::projection<child_t<E, 0>>::of(child<0>(e));
         const auto& k = detail::projection<child_t<E, 1>>::of(child<1>(e));
@@ -76,11 +76,9 @@ struct fuse_qkv {
             auto heads_q = detail::reproject(child<0>(e), make_node<shape_of_t<Q>>(columns_op<0, nq>{}, all));
             auto heads_k = detail::reproject(child<1>(e), make_node<shape_of_t<K>>(columns_op<nq, nq + nk>{}, all));
             auto heads_v = detail::reproject(child<2>(e), make_node<shape_of_t<V>>(columns_op<nq + nk, width>{}, all));
-            if constexpr (has_operand_role<E, operand_role::key_padding>)
-                return make_node<shape_of_t<E>>(op_of(e), heads_q, heads_k, heads_v,
-                                                operand_of<operand_role::key_padding>(e));
-            else
-                return make_node<shape_of_t<E>>(op_of(e), heads_q, heads_k, heads_v);
+            return [&]<std::size_t... Mask>(std::index_sequence<Mask...>) {  // the masks after Q, K and V
+                return make_node<shape_of_t<E>>(op_of(e), heads_q, heads_k, heads_v, child<3 + Mask>(e)...);
+            }(std::make_index_sequence<arity<E> - 3>{});
         });
     }
 };

@@ -10,6 +10,7 @@
 #include <boost/hana/size.hpp>
 #include <boost/hana/unpack.hpp>
 
+#include "../dsl/ops/elementwise.hpp"
 #include "../dsl/ops/mask.hpp"
 #include "../dsl/ops/fused.hpp"
 
@@ -47,12 +48,16 @@ template <int Begin, int End>
 struct is_columns<columns_op<Begin, End>> : std::true_type {};
 template <class Op>
 struct is_attention : std::false_type {};
-template <causality Causal, bool KeyPadding>
-struct is_attention<attention_op<Causal, KeyPadding>> : std::true_type {};
+template <attention_masks Masks>
+struct is_attention<attention_op<Masks>> : std::true_type {};
 template <class Op>
 struct is_probabilities : std::false_type {};
-template <causality Causal, bool KeyPadding>
-struct is_probabilities<attention_probabilities_op<Causal, KeyPadding>> : std::true_type {};
+template <attention_masks Masks>
+struct is_probabilities<attention_probabilities_op<Masks>> : std::true_type {};
+template <class Op>
+struct is_activation : std::false_type {};
+template <activation Act>
+struct is_activation<activation_op<Act>> : std::true_type {};
 template <class Op>
 struct is_mask : std::false_type {};
 template <mask_kind Kind>
@@ -83,6 +88,9 @@ concept is_probabilities = expression<E> && !is_leaf<E> && detail::is_probabilit
 
 template <class E>
 concept is_mask = expression<E> && !is_leaf<E> && detail::is_mask<op_t<E>>::value;
+
+template <class E>
+concept is_activation = expression<E> && !is_leaf<E> && detail::is_activation<op_t<E>>::value;
 
 template <class A, class B>
 concept same_shape = std::is_same_v<shape_of_t<A>, shape_of_t<B>>;

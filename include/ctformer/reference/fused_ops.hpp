@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <vector>
 #include <utility>
 
 #include "../dsl/ops/fused.hpp"
@@ -24,39 +25,43 @@ value apply(gemm_op<Epilogue>, const dims_t& out, const value& a, const value& w
         const std::size_t row = i / n, col = i % n;
         double sum = bias ? (*bias)[col] : 0.0;
         for (std::size_t p = 0; p < k; ++p) sum += a[row * k + p] * w[col * k + p];
-        if constexpr (Epilogue::act == activation::relu) sum = std::max(sum, 0.0);
-        if constexpr (Epilogue::act == activation::gelu) sum = 0.5 * sum * (1.0 + std::erf(sum / std::sqrt(2.0)));
+        sum = activated(Epilogue::act, sum);
         c[i] = residual ? sum + (*residual)[i % residual->size()] : sum;
     }
     return c;
 }
 
-// softmax(mask(scale · Q·Kᵀ)), through the unfused formulas; scores_dims [..., Lq, Lk].
-template <causality Causal, bool KeyPadding, class... Padding>
-value attention_probabilities(double scale, const dims_t& scores_dims, const value& q, const value& k,
-                              const Padding&... padding) {
+// softmax(mask(scale · Q·Kᵀ)), through the unfused formulas; scores_dims [..., Lq, Lk]; `masks`
+// the mask tensors in the fused op's order (key padding, attend, additive, those it has).
+template <class Kind>
+value attention_probabilities(const Kind& op, const dims_t& scores_dims, const value& q, const value& k,
+                              const std::vector<const value*>& masks) {
+    constexpr attention_masks m = Kind::masks;
     dims_t keys_t = k.dims;
     std::swap(keys_t[keys_t.size() - 1], keys_t[keys_t.size() - 2]);
-    value s = apply(scale_op{scale}, scores_dims, apply(matmul_op{}, scores_dims, q, apply(transpose_op{}, keys_t, k)));
-    if constexpr (Causal == causality::top_left) s = apply(mask_op<mask_kind::causal>{}, scores_dims, s);
-    if constexpr (Causal == causality::bottom_right)
-        s = apply(mask_op<mask_kind::causal_bottom_right>{}, scores_dims, s);
-    if constexpr (KeyPadding) s = apply(mask_op<mask_kind::key_padding>{}, scores_dims, s, padding...);
+    value s = apply(scale_op{op.scale}, scores_dims, apply(matmul_op{}, scores_dims, q, apply(transpose_op{}, keys_t, k)));
+    if constexpr (m.causal == causality::top_left) s = apply(mask_op<mask_kind::causal>{}, scores_dims, s);
+    if constexpr (m.causal == causality::bottom_right) s = apply(mask_op<mask_kind::causal_bottom_right>{}, scores_dims, s);
+    std::size_t next = 0;
+    if constexpr (m.key_padding) s = apply(mask_op<mask_kind::key_padding>{}, scores_dims, s, *masks[next++]);
+    if constexpr (m.attend) s = apply(mask_op<mask_kind::attend>{op.attend_batch_first}, scores_dims, s, *masks[next++]);
+    if constexpr (m.additive)
+        s = apply(mask_op<mask_kind::additive>{op.additive_batch_first}, scores_dims, s, *masks[next++]);
     return apply(softmax_op{}, scores_dims, s);
 }
 
-template <causality Causal, bool KeyPadding, class... Padding>
-value apply(attention_probabilities_op<Causal, KeyPadding> op, const dims_t& out, const value& q, const value& k,
-            const Padding&... padding) {
-    return attention_probabilities<Causal, KeyPadding>(op.scale, out, q, k, padding...);
+template <attention_masks Masks, class... Masking>
+value apply(const attention_probabilities_op<Masks>& op, const dims_t& out, const value& q, const value& k,
+            const Masking&... masks) {
+    return attention_probabilities(op, out, q, k, {&masks...});
 }
 
-template <causality Causal, bool KeyPadding, class... Padding>
-value apply(attention_op<Causal, KeyPadding> op, const dims_t& out, const value& q, const value& k,
-            const value& v, const Padding&... padding) {
+template <attention_masks Masks, class... Masking>
+value apply(const attention_op<Masks>& op, const dims_t& out, const value& q, const value& k, const value& v,
+            const Masking&... masks) {
     dims_t scores_dims = out;
     scores_dims.back() = extent(k.dims, 1);
-    return apply(matmul_op{}, out, attention_probabilities<Causal, KeyPadding>(op.scale, scores_dims, q, k, padding...), v);
+    return apply(matmul_op{}, out, attention_probabilities(op, scores_dims, q, k, {&masks...}), v);
 }
 
 inline value apply(residual_layer_norm_op op, const dims_t& out, const value& a, const value& b,

@@ -13,6 +13,7 @@
 #include "../dsl/ops/matmul.hpp"
 #include "../dsl/ops/softmax.hpp"
 #include "../runtime/host_tensor.hpp"
+#include "../shape/broadcast.hpp"
 
 namespace ctformer::reference {
 
@@ -71,12 +72,20 @@ inline value apply(scale_op op, const dims_t& out, const value& x) {
     return map(out, x, [&](double v) { return v * op.factor; });
 }
 
-inline value apply(relu_op, const dims_t& out, const value& x) {
-    return map(out, x, [](double v) { return std::max(v, 0.0); });
+// The activations' formulas (dsl/ops/kinds.hpp).
+inline double activated(activation act, double v) {
+    constexpr double pi = 3.14159265358979323846;
+    switch (act) {
+        case activation::relu: return std::max(v, 0.0);
+        case activation::gelu: return 0.5 * v * std::erfc(-v / std::sqrt(2.0));
+        case activation::gelu_tanh: return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / pi) * (v + 0.044715 * v * v * v)));
+        default: return v;
+    }
 }
 
-inline value apply(gelu_op, const dims_t& out, const value& x) {
-    return map(out, x, [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); });
+template <activation Act>
+value apply(activation_op<Act>, const dims_t& out, const value& x) {
+    return map(out, x, [](double v) { return activated(Act, v); });
 }
 
 // Over the last axis: exp(x - max) / Σ exp(x - max); a row with every entry -inf gives zeros.
@@ -111,17 +120,19 @@ value apply(mask_op<Kind>, const dims_t& out, const value& scores) {
     return y;
 }
 
+// attend and additive: m broadcast to the scores (shape/broadcast.hpp); key_padding: m [B, Lk].
 template <mask_kind Kind>
-value apply(mask_op<Kind>, const dims_t& out, const value& scores, const value& m) {
+value apply(mask_op<Kind> op, const dims_t& out, const value& scores, const value& m) {
     const std::size_t lk = extent(out);
     const std::size_t per_sequence = scores.size() / (m.dims.size() == 2 ? m.dims[0] : 1);
+    const std::vector<std::size_t> strides = broadcast_strides(m.dims, out, op.batch_first);
     value y = scores;
     for (std::size_t i = 0; i < y.size(); ++i) {
         if constexpr (Kind == mask_kind::additive) {
-            y[i] += m[i % m.size()];
+            y[i] += m[broadcast_index(i, out, strides)];
         } else {
             const bool attended = Kind == mask_kind::attend
-                                      ? m[i % m.size()] != 0
+                                      ? m[broadcast_index(i, out, strides)] != 0
                                       : m[(i / per_sequence) * lk + i % lk] != 0;  // key_padding
             if (!attended) y[i] = minus_infinity;
         }

@@ -32,10 +32,7 @@ template <config C, fixed_string Prefix = "", operand X>
     requires no_error<feed_forward_error<C, Prefix, X>>
 auto feed_forward(X x) {
     auto [w1, b1, w2, b2] = feed_forward_weights<C, Prefix>::make();
-    auto hidden = linear(std::move(x), w1, b1);
-    if constexpr (C.act == activation::relu) return linear(relu(std::move(hidden)), w2, b2);
-    else if constexpr (C.act == activation::gelu) return linear(gelu(std::move(hidden)), w2, b2);
-    else return linear(std::move(hidden), w2, b2);
+    return linear(activate<C.act>(linear(std::move(x), w1, b1)), w2, b2);
 }
 
 }  // namespace ctformer::nn

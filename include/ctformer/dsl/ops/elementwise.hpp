@@ -1,4 +1,5 @@
-// Elementwise operations: add (also `a + b`), scale, relu, gelu (erf form, as PyTorch).
+// Elementwise operations: add (also `a + b`), scale, and the activations relu, gelu (erf form, as
+// PyTorch) and gelu_tanh (PyTorch's approximate='tanh'), each an activation_op (dsl/ops/kinds.hpp).
 //
 // add broadcasts like numpy without size-1 axes: the shape with fewer extents must equal the
 // trailing extents of the other ([B,10,512] + [512] adds a bias to every row).
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "../bind.hpp"
+#include "kinds.hpp"
 
 namespace ctformer {
 
@@ -18,11 +20,10 @@ struct scale_op {
     double factor;
     std::string detail() const { return number_text(factor); }
 };
-struct relu_op {
-    static constexpr const char* name = "relu";
-};
-struct gelu_op {  // x·Φ(x) = 0.5·x·(1 + erf(x/√2))
-    static constexpr const char* name = "gelu";
+template <activation Act>
+struct activation_op {
+    static constexpr const char* name = activation_name(Act);
+    static constexpr activation act = Act;
 };
 
 template <operand A, operand B>
@@ -64,14 +65,26 @@ auto scale(A a, double factor) {
     return same_shape_node(scale_op{factor}, std::move(a));
 }
 
+// act(a); the identity for activation::none.
+template <activation Act, operand A>
+auto activate(A a) {
+    if constexpr (Act == activation::none) return a;
+    else return same_shape_node(activation_op<Act>{}, std::move(a));
+}
+
 template <operand A>
 auto relu(A a) {
-    return same_shape_node(relu_op{}, std::move(a));
+    return activate<activation::relu>(std::move(a));
 }
 
 template <operand A>
 auto gelu(A a) {
-    return same_shape_node(gelu_op{}, std::move(a));
+    return activate<activation::gelu>(std::move(a));
+}
+
+template <operand A>
+auto gelu_tanh(A a) {
+    return activate<activation::gelu_tanh>(std::move(a));
 }
 
 }  // namespace ctformer

@@ -4,8 +4,8 @@
 // fused node finds an operand by what it is (operand<operand_role::residual>(e)), not by position.
 //
 //   gemm<epilogue>(A, W [, bias] [, residual])   act(A·Wᵀ + bias) + residual, W [N, K] as nn.Linear
-//   fused_attention(Q, K, V [, key_padding])      softmax(mask(scale · Q·Kᵀ)) · V in one pass
-//   attention_probabilities(Q, K [, key_padding]) softmax(mask(scale · Q·Kᵀ)), for need_weights
+//   fused_attention(Q, K, V [, masks])            softmax(mask(scale · Q·Kᵀ)) · V in one pass
+//   attention_probabilities(Q, K [, masks])       softmax(mask(scale · Q·Kᵀ)), for need_weights
 //   residual_layer_norm(a, b, gamma, beta)        layer_norm(a + b, gamma, beta) in one pass
 //   columns<Begin, End>(x)                        x[..., Begin:End], a view
 //   concat(W1, W2, ...)                           weights stacked along their first axis
@@ -20,7 +20,7 @@
 namespace ctformer {
 
 // What an operand of a fused operation is.
-enum class operand_role { input, weight, bias, residual, query, key, value, key_padding, gamma, beta };
+enum class operand_role { input, weight, bias, residual, query, key, value, key_padding, attend, additive, gamma, beta };
 
 template <class Epilogue>
 struct gemm_op {
@@ -35,50 +35,60 @@ struct gemm_op {
     static std::string detail() {
         std::string text = "epilogue:";
         if (Epilogue::bias) text += " +bias";
-        if (Epilogue::act == activation::relu) text += " relu";
-        if (Epilogue::act == activation::gelu) text += " gelu";
+        if (Epilogue::act != activation::none) text += std::string(" ") + activation_name(Epilogue::act);
         if (Epilogue::residual) text += " +residual";
         return Epilogue::bias || Epilogue::residual || Epilogue::act != activation::none ? text : "";
     }
 };
 
-// The scale and masks of a fused attention, as its detail() prints them.
-template <causality Causal, bool KeyPadding>
-std::string attention_detail(double scale) {
-    std::string text = "scale=" + number_text(scale);
-    if (Causal == causality::top_left) text += " causal";
-    if (Causal == causality::bottom_right) text += " causal_bottom_right";
-    if (KeyPadding) text += " key_padding";
-    return text;
-}
+// The masks a fused attention applies as it computes its scores: a causal alignment, and which
+// mask tensors it reads, each at most once, after Q, K (and V) in this order: key padding [B, Lk],
+// attend (booleans) and additive (floats), both broadcast to the scores (dsl/ops/mask.hpp).
+struct attention_masks {
+    causality causal = causality::none;
+    bool key_padding = false, attend = false, additive = false;
+};
 
-template <causality Causal, bool KeyPadding>
-struct attention_op {
-    static constexpr const char* name = "fused_attention";
-    static constexpr causality causal_kind = Causal;
-    static constexpr bool key_padding = KeyPadding;
-    static constexpr std::array<operand_role, 3 + KeyPadding> roles = [] {
-        std::array<operand_role, 3 + KeyPadding> r{operand_role::query, operand_role::key, operand_role::value};
-        if constexpr (KeyPadding) r[3] = operand_role::key_padding;
+// What the fused attention ops share: their masks, their operands' roles, and the scale.
+template <attention_masks Masks, bool Values>
+struct attention_kind {
+    static constexpr attention_masks masks = Masks;
+    static constexpr causality causal_kind = Masks.causal;
+    static constexpr bool key_padding = Masks.key_padding;
+    static constexpr std::size_t operand_count = 2 + Values + Masks.key_padding + Masks.attend + Masks.additive;
+    static constexpr std::array<operand_role, operand_count> roles = [] {
+        std::array<operand_role, operand_count> r{operand_role::query, operand_role::key};
+        std::size_t next = 2;
+        if constexpr (Values) r[next++] = operand_role::value;
+        if constexpr (Masks.key_padding) r[next++] = operand_role::key_padding;
+        if constexpr (Masks.attend) r[next++] = operand_role::attend;
+        if constexpr (Masks.additive) r[next++] = operand_role::additive;
         return r;
     }();
+
     double scale;
-    std::string detail() const { return attention_detail<Causal, KeyPadding>(scale); }
+    bool attend_batch_first = false, additive_batch_first = false;  // as the masks' mask_op had them
+
+    std::string detail() const {
+        std::string text = "scale=" + number_text(scale);
+        if (Masks.causal == causality::top_left) text += " causal";
+        if (Masks.causal == causality::bottom_right) text += " causal_bottom_right";
+        if (Masks.key_padding) text += " key_padding";
+        if (Masks.attend) text += " attend";
+        if (Masks.additive) text += " additive";
+        return text;
+    }
+};
+
+template <attention_masks Masks>
+struct attention_op : attention_kind<Masks, true> {
+    static constexpr const char* name = "fused_attention";
 };
 
 // The same masks and scale as fused_attention, written out as [..., Lq, Lk] probabilities.
-template <causality Causal, bool KeyPadding>
-struct attention_probabilities_op {
+template <attention_masks Masks>
+struct attention_probabilities_op : attention_kind<Masks, false> {
     static constexpr const char* name = "attention_probabilities";
-    static constexpr causality causal_kind = Causal;
-    static constexpr bool key_padding = KeyPadding;
-    static constexpr std::array<operand_role, 2 + KeyPadding> roles = [] {
-        std::array<operand_role, 2 + KeyPadding> r{operand_role::query, operand_role::key};
-        if constexpr (KeyPadding) r[2] = operand_role::key_padding;
-        return r;
-    }();
-    double scale;
-    std::string detail() const { return attention_detail<Causal, KeyPadding>(scale); }
 };
 
 struct residual_layer_norm_op {

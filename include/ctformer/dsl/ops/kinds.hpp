@@ -5,8 +5,14 @@
 
 namespace ctformer {
 
-// What follows a linear layer: none, max(x, 0), or x·Φ(x) = 0.5·x·(1 + erf(x/√2)) (PyTorch's gelu).
-enum class activation { none, relu, gelu };
+// What follows a linear layer: none, max(x, 0), x·Φ(x) = 0.5·x·(1 + erf(x/√2)) (PyTorch's gelu),
+// or PyTorch's gelu(approximate='tanh'), 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (GPT-2, many BERTs).
+enum class activation { none, relu, gelu, gelu_tanh };
+
+constexpr const char* activation_name(activation act) {
+    constexpr const char* names[] = {"none", "relu", "gelu", "gelu_tanh"};
+    return names[static_cast<int>(act)];
+}
 
 // Which keys a query may see: all; j <= i (top-left, PyTorch's is_causal); or j <= i + (Lk - Lq)
 // (bottom-right, aligned at the last key).

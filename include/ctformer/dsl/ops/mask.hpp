@@ -2,12 +2,18 @@
 //
 //   mask(s, causal)               query i sees keys j <= i (top-left aligned, PyTorch's is_causal)
 //   mask(s, causal_bottom_right)  query i sees keys j <= i + (Lk - Lq) (aligned at the last key)
-//   mask(s, attend(m))            m boolean, its shape the trailing extents of s ([Lq,Lk], ...)
+//   mask(s, attend(m))            m boolean, broadcast to s: its last extent Lk, the others s's
+//                                 trailing ones or 1 (numpy's rule); a batched m's batch is s's
+//                                 ([B, Lq, Lk] masks each sequence, for every head alike). So
+//                                 [Lq, Lk], [B, Lq, Lk], [B, 1, Lq, Lk], [heads, Lq, Lk] and
+//                                 [B, heads, Lq, Lk] all fit scores [B, heads, Lq, Lk]
 //   mask(s, key_padding(m))       m boolean [B, Lk] (or [Lk] for unbatched scores): key j of
 //                                 sequence b is attended when m[b, j]
-//   mask(s, additive(bias))       s + bias, bias fp32 with the trailing extents of s
+//   mask(s, additive(bias))       s + bias, bias fp32 broadcast to s as attend's m (ALiBi,
+//                                 relative-position biases, the seeds' mask · (-1e9))
 //
-// A masked score becomes -inf; softmax turns a row with every key masked into zeros.
+// A masked score becomes -inf; softmax turns a row with every key masked into zeros. An additive
+// -1e9 is finite: a row with every key given -1e9 is uniform, as in the seeds.
 // (The seeds' NumPy code adds mask·(-1e9) with 1 = masked: that is additive(mask·(-1e9)).)
 #pragma once
 
@@ -23,12 +29,33 @@ template <mask_kind Kind>
 struct mask_op {
     static constexpr const char* name = "mask";
     static constexpr mask_kind kind = Kind;
+    bool batch_first = false;  // a batched mask of fewer extents than the scores: its batch is theirs
     static constexpr const char* detail() {
         constexpr const char* names[] = {"causal", "causal_bottom_right", "attend", "key_padding",
                                          "additive"};
         return names[static_cast<int>(Kind)];
     }
 };
+
+// Whether a mask of extents M broadcasts to scores of extents S (attend and additive, above).
+template <std::size_t MN, std::size_t SN>
+constexpr bool mask_broadcasts(const extents_t<MN>& m, const extents_t<SN>& s) {
+    if constexpr (MN == 0 || MN > SN) {
+        return false;
+    } else {
+        const bool batched = m[0] == batch;
+        if (m[MN - 1] != s[SN - 1] || (batched && s[0] != batch)) return false;
+        const std::size_t rest = MN - batched;  // the extents aligned at the right
+        if (rest > SN - (s[0] == batch)) return false;
+        for (std::size_t i = 0; i < rest; ++i)
+            if (m[MN - 1 - i] != s[SN - 1 - i] && m[MN - 1 - i] != 1) return false;
+        return true;
+    }
+}
+
+// A batched mask of fewer extents than its scores aligns its batch with theirs.
+template <class Mask, class Scores>
+inline constexpr bool mask_batch_first = shape_of_t<Mask>::batched && rank_of<Mask> < Scores::rank;
 
 // How to mask, with the tensors it needs.
 template <mask_kind Kind, operand... Operands>
@@ -79,7 +106,7 @@ struct mask_rule<mask_spec<mask_kind::attend, M>, Scores> {
     using failure = first_failure_t<
         check<dtype_of<M> == dtype::boolean,
               CTF_BOOLEAN_MASK_MUST_HAVE_BOOLEAN_ELEMENTS<mask_is<shape_of_t<M>>>>,
-        check<is_suffix(extents_of<M>, Scores::extents),
+        check<mask_broadcasts(extents_of<M>, Scores::extents),
               CTF_MASK_DOES_NOT_FIT_SCORES<scores_is<Scores>, mask_is<shape_of_t<M>>>>>;
 };
 
@@ -101,7 +128,7 @@ template <shape_type Scores, operand B>
 struct mask_rule<mask_spec<mask_kind::additive, B>, Scores> {
     using failure = first_failure_t<
         check<dtype_of<B> == dtype::f32, CTF_ADDITIVE_MASK_MUST_HAVE_FLOAT_ELEMENTS<mask_is<shape_of_t<B>>>>,
-        check<is_suffix(extents_of<B>, Scores::extents),
+        check<mask_broadcasts(extents_of<B>, Scores::extents),
               CTF_MASK_DOES_NOT_FIT_SCORES<scores_is<Scores>, mask_is<shape_of_t<B>>>>>;
 };
 
@@ -128,7 +155,8 @@ template <operand S, mask_descriptor Spec>
     requires no_error<mask_error<S, Spec>>
 auto mask(S scores, Spec spec) {
     auto masked = [](auto s, auto... m) {
-        return make_node<shape_of_t<S>>(mask_op<Spec::kind>{}, std::move(s), std::move(m)...);
+        const bool batch_first = (mask_batch_first<decltype(m), shape_of_t<S>> || ...);
+        return make_node<shape_of_t<S>>(mask_op<Spec::kind>{batch_first}, std::move(s), std::move(m)...);
     };
     return std::apply([&](auto... m) { return combine(masked, std::move(scores), std::move(m)...); },
                       std::move(spec.operands));

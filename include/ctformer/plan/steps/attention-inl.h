@@ -3,7 +3,8 @@
 //                            merge_heads, straight into [..., L, heads·D]
 //   attention_probabilities  softmax(mask(scale · Q·Kᵀ)) written out [..., heads, Lq, Lk]
 // Q, K and V are read through head views (heads.hpp); the key-padding mask, when there is one, is
-// [B, Lk] (or [Lk]) floats, non-zero = attend. Scratch per thread: one key block and one query tile.
+// [B, Lk] (or [Lk]) floats, non-zero = attend; attend and additive masks are read where they lie,
+// broadcast to the scores (shape/broadcast.hpp). Scratch per thread: one key block and one query tile.
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_PLAN_STEPS_ATTENTION_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef CTFORMER_PLAN_STEPS_ATTENTION_INL_H_
@@ -16,6 +17,8 @@
 
 #include "../../kernels/attention-inl.h"
 #include "../../runtime/parallel.hpp"
+#include "../../runtime/tensor_check.hpp"
+#include "../../shape/broadcast.hpp"
 #include "heads.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -47,7 +50,8 @@ struct attention_common {
     static std::string detail(const E& e) { return op_of(node(e)).detail(); }
     static std::size_t scratch_bytes() { return scratch_type::bytes(); }
 
-    // The slots of Q and K (and V) that the head views read, then the key-padding mask.
+    // The slots of Q and K (and V) that the head views read, then the masks': in the op's order, so
+    // that read i is the op's operand i.
     template <class Lower>
     static void lower(const E& e, Lower& l, step& s) {
         const A& a = node(e);
@@ -56,6 +60,38 @@ struct attention_common {
         if constexpr (has_operand_role<A, operand_role::value>)
             s.reads.push_back({"v", l.value(head_base(operand_of<operand_role::value>(a)))});
         if constexpr (key_padding) s.reads.push_back({"key_padding", l.value(operand_of<operand_role::key_padding>(a))});
+        if constexpr (op_t<A>::masks.attend) s.reads.push_back({"attend", l.value(operand_of<operand_role::attend>(a))});
+        if constexpr (op_t<A>::masks.additive) s.reads.push_back({"additive", l.value(operand_of<operand_role::additive>(a))});
+    }
+
+    // Where each instance's [Lq, Lk] rows of an attend or additive mask lie: the mask broadcast to
+    // the scores [..., Lq, Lk], whose leading extents number the instances.
+    struct mask_rows {
+        const float* data = nullptr;
+        dims_t lead;                       // the scores' leading extents
+        std::vector<std::size_t> strides;  // the mask's, per extent of the scores
+        kernels::strided_rows<const float> at(std::size_t instance) const {
+            if (!data) return {nullptr, 0};
+            std::size_t offset = 0;
+            for (std::size_t d = lead.size(); d-- > 0;) {
+                offset += instance % lead[d] * strides[d];
+                instance /= lead[d];
+            }
+            return {data + offset, strides[lead.size()]};
+        }
+    };
+
+    template <operand_role R>
+    static mask_rows rows_of(const launch_args& args, bool batch_first) {
+        if constexpr (!has_operand_role<A, R>) {
+            return {};
+        } else {
+            dims_t scores = dims_of<shape_of_t<A>>(args.extents.batch);
+            scores.back() = lk;
+            const std::vector<std::size_t> strides =
+                broadcast_strides(dims_of<shape_of_t<operand_t<A, R>>>(args.extents.batch), scores, batch_first);
+            return {args.reads[operand_index<op_t<A>, R>()], dims_t(scores.begin(), scores.end() - 2), strides};
+        }
     }
 
     template <operand_role R>
@@ -69,8 +105,13 @@ struct attention_common {
     template <class F>
     static void over_query_rows(const step& s, const launch_args& a, std::size_t instances, F f) {
         if (instances == 0) return;
-        const float scale = static_cast<float>(op_of(node(*static_cast<const E*>(s.node))).scale);
-        const float* padding = key_padding ? a.reads[s.reads.size() - 1] : nullptr;
+        const A& attention = node(*static_cast<const E*>(s.node));
+        const auto& op = op_of(attention);
+        const float scale = static_cast<float>(op.scale);
+        const float* padding = nullptr;
+        if constexpr (key_padding) padding = a.reads[operand_index<op_t<A>, operand_role::key_padding>()];
+        const mask_rows attend = rows_of<operand_role::attend>(a, op.attend_batch_first);
+        const mask_rows additive = rows_of<operand_role::additive>(a, op.additive_batch_first);
         std::size_t per_sequence = instances;  // instances that share one sequence's mask row
         if constexpr (key_padding)
             if (shape_of_t<operand_t<A, operand_role::key_padding>>::batched) per_sequence = instances / a.extents.batch;
@@ -80,7 +121,8 @@ struct attention_common {
         const std::size_t chunk_rows = (row_blocks + chunks - 1) / chunks * kt::kQueryRows;
         runtime::parallel_for(instances * chunks, a.threads, [&](std::size_t item, int thread) {
             const std::size_t i = item / chunks, first = item % chunks * chunk_rows;
-            const kernels::attention_args args{scale, padding ? padding + i / per_sequence * lk : nullptr};
+            const kernels::attention_args args{scale, padding ? padding + i / per_sequence * lk : nullptr, attend.at(i),
+                                               additive.at(i)};
             scratch_type scratch(a.scratch[thread]);
             f(i, first, std::min(lq, first + chunk_rows), scratch, args);
         });
