@@ -27,10 +27,12 @@ template <class... Checks>
 struct first_failure {
     using type = void;
 };
+// Lazy: the checks after the first failure are never evaluated, so a later check may assume the
+// earlier ones passed (names checked only once the shapes they are declared with are valid).
 template <class Check, class... Rest>
 struct first_failure<Check, Rest...> {
-    using type = std::conditional_t<std::is_void_v<typename Check::failure>,
-                                    typename first_failure<Rest...>::type, typename Check::failure>;
+    using type = typename std::conditional_t<std::is_void_v<typename Check::failure>, first_failure<Rest...>,
+                                             std::type_identity<typename Check::failure>>::type;
 };
 }  // namespace detail
 

@@ -135,8 +135,12 @@ struct attention_block {
 
 template <config C, fixed_string Prefix, operand Q, operand K, operand V, mask_descriptor... Masks>
 struct multi_head_attention_rule {
-    static constexpr bool same_batch = rank_of<Q> == rank_of<K> && rank_of<K> >= 2 &&
-                                       drop_last<2>(extents_of<Q>) == drop_last<2>(extents_of<K>);
+    static constexpr bool same_batch = [] {  // batched against unbatched differ too
+        if constexpr (rank_of<Q> == rank_of<K> && rank_of<K> >= 2)
+            return drop_last<2>(extents_of<Q>) == drop_last<2>(extents_of<K>);
+        else
+            return false;
+    }();
     static constexpr int lq = last(extents_of<Q>, 1);
     static constexpr int lk = last(extents_of<K>, 1);
     using scores = shape_from_t<concat(drop_last<2>(extents_of<Q>), std::array{C.heads, lq, lk})>;

@@ -19,10 +19,14 @@ struct feed_forward_weights {
     using list = typename as_expr_list<decltype(make())>::type;
 };
 
+// The weights' names against x's: checked after the config, since the weights' shapes come from it.
 template <config C, fixed_string Prefix, operand X>
-using feed_forward_error = first_failure_t<
-    outcome<config_error<C>>, width_check<C, X>,
-    names_agree_across<expr_list<X>, typename feed_forward_weights<C, Prefix>::list>>;
+struct feed_forward_names {
+    using failure = typename names_agree_across<expr_list<X>, typename feed_forward_weights<C, Prefix>::list>::failure;
+};
+
+template <config C, fixed_string Prefix, operand X>
+using feed_forward_error = first_failure_t<outcome<config_error<C>>, width_check<C, X>, feed_forward_names<C, Prefix, X>>;
 
 template <config C, fixed_string Prefix = "", operand X, class Failure = feed_forward_error<C, Prefix, X>>
     requires has_error<Failure>
