@@ -11,7 +11,7 @@
 #include <system_error>
 #include <vector>
 
-#include <ctformer/runtime/errors.hpp>
+#include <ctformer/exceptions.hpp>
 
 namespace run {
 

@@ -19,7 +19,7 @@
 #include "dsl/repeat.hpp"
 #include "dsl/tensor.hpp"
 #include "reference/evaluate.hpp"
-#include "runtime/errors.hpp"
-#include "runtime/host_tensor.hpp"
+#include "exceptions.hpp"
+#include "host_tensor.hpp"
 
 namespace ctf = ctformer;

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include <ctformer/runtime/host_tensor.hpp>
+#include <ctformer/host_tensor.hpp>
 
 namespace test {
 

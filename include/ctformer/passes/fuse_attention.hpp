@@ -27,9 +27,9 @@ struct attention_chain<E> {
     static constexpr attention_masks masks{};
 };
 
-// The chain under mask node E, with E's kind added.
+// The chain under mask node E, with E's kind added (a mask of scores that are no chain is none).
 template <class E>
-    requires is_mask<E>
+    requires is_mask<E> && attention_chain<child_t<E, 0>>::fits
 struct attention_chain<E> {
     using inner = attention_chain<child_t<E, 0>>;
     static constexpr mask_kind kind = op_t<E>::kind;

@@ -26,8 +26,8 @@
 #include "steps/elementwise-inl.h"
 #include "steps/gemm-inl.h"
 #include "steps/matmul-inl.h"
-#include "steps/reference-inl.h"
 #include "steps/rows-inl.h"
+#include "steps/views-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ctformer::plan::HWY_NAMESPACE {
@@ -39,9 +39,15 @@ concept head_writer = is_attention<E> || batched_matmul<E>;
 template <class E>
 concept merged_heads = is_op<E, merge_heads_op> && head_writer<child_t<E, 0>>;
 
-// The step a node becomes: a kernel, or the reference formula where no pass fused it into one.
 template <class E>
-struct step_of : reference_step<E> {};
+inline constexpr bool no_kernel = false;
+
+// The step a node becomes: always a kernel. An operation without one is a compile error, never a
+// slow path (every operation of the DSL has one; only a fused op misplaced by a pass could lack it).
+template <class E>
+struct step_of {
+    static_assert(no_kernel<E>, "CTF_OPERATION_HAS_NO_KERNEL: no step computes this operation (op_t<E>)");
+};
 template <class E>
     requires is_leaf<E>
 struct step_of<E> : copy_step<E> {};
@@ -72,6 +78,24 @@ struct step_of<E> : softmax_step<E> {};
 template <class E>
     requires is_op<E, add_op>
 struct step_of<E> : add_step<E> {};
+template <class E>
+    requires is_op<E, scale_op>
+struct step_of<E> : scale_step<E> {};
+template <class E>
+    requires is_activation<E>
+struct step_of<E> : activation_step<E> {};
+template <class E>
+    requires is_mask<E>
+struct step_of<E> : mask_step<E> {};
+template <class E>
+    requires is_op<E, transpose_op>
+struct step_of<E> : transpose_step<E> {};
+template <class E>
+    requires head_view_of_slot<E>
+struct step_of<E> : heads_step<E> {};
+template <class E>
+    requires is_op<E, merge_heads_op> && (!head_writer<child_t<E, 0>>)
+struct step_of<E> : merge_step<E> {};
 
 template <class E>
 concept is_bound_leaf = is_leaf<E> && requires { head_t<E>::name; } && !requires { head_t<E>::tensor_role; };

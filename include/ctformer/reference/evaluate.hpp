@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "../dsl/repeat.hpp"
-#include "../runtime/tensor_check.hpp"
+#include "../tensor_check.hpp"
 #include "fused_ops.hpp"
 #include "ops.hpp"
 

@@ -12,7 +12,7 @@
 #include "../dsl/ops/mask.hpp"
 #include "../dsl/ops/matmul.hpp"
 #include "../dsl/ops/softmax.hpp"
-#include "../runtime/host_tensor.hpp"
+#include "../host_tensor.hpp"
 #include "../shape/broadcast.hpp"
 
 namespace ctformer::reference {
@@ -78,7 +78,8 @@ inline double activated(activation act, double v) {
     switch (act) {
         case activation::relu: return std::max(v, 0.0);
         case activation::gelu: return 0.5 * v * std::erfc(-v / std::sqrt(2.0));
-        case activation::gelu_tanh: return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / pi) * (v + 0.044715 * v * v * v)));
+        case activation::gelu_tanh:  // ½v(1 + tanh u) = v·σ(2u), which does not cancel to 0 for u ≪ 0
+            return v / (1.0 + std::exp(-2.0 * std::sqrt(2.0 / pi) * (v + 0.044715 * v * v * v)));
         default: return v;
     }
 }

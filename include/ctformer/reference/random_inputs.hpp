@@ -6,7 +6,7 @@
 #include <random>
 
 #include "../dsl/repeat.hpp"
-#include "../runtime/host_tensor.hpp"
+#include "../host_tensor.hpp"
 
 namespace ctformer::reference {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "host_tensor.hpp"
+#include "../host_tensor.hpp"
 #include "run_options.hpp"
 
 namespace ctformer {

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "errors.hpp"
+#include "../exceptions.hpp"
 
 namespace ctformer {
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-#include "host_tensor.hpp"
+#include "../host_tensor.hpp"
 #include "mapped_file.hpp"
 #include "npy_header.hpp"
 

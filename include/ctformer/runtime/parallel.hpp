@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "errors.hpp"
+#include "../exceptions.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>

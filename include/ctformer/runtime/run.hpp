@@ -24,7 +24,7 @@
 #include "../plan/program.hpp"
 #include "parallel.hpp"
 #include "run_options.hpp"
-#include "tensor_check.hpp"
+#include "../tensor_check.hpp"
 #include "weights.hpp"
 #include "workspace.hpp"
 

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "host_tensor.hpp"
+#include "../host_tensor.hpp"
 
 namespace ctformer::runtime {
 

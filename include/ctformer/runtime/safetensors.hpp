@@ -30,7 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "host_tensor.hpp"
+#include "../host_tensor.hpp"
 #include "mapped_file.hpp"
 
 namespace ctformer {

@@ -13,7 +13,7 @@
 #include <hwy/aligned_allocator.h>
 
 #include "../plan/allocation.hpp"
-#include "errors.hpp"
+#include "../exceptions.hpp"
 
 namespace ctformer::runtime {
 

@@ -17,7 +17,7 @@
 
 #include "../../kernels/attention-inl.h"
 #include "../../runtime/parallel.hpp"
-#include "../../runtime/tensor_check.hpp"
+#include "../../tensor_check.hpp"
 #include "../../shape/broadcast.hpp"
 #include "heads.hpp"
 

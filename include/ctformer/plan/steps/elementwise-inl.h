@@ -1,7 +1,9 @@
 // Elementwise steps:
-//   add   a + b, the operand with fewer extents repeated (its extents are the trailing ones)
-//   copy  a value that is already in memory (an input, a weight) copied where the graph wants it:
-//         the result of a graph that returns its input, a binding of a leaf
+//   add         a + b, the operand with fewer extents repeated (its extents are the trailing ones)
+//   scale       factor · x
+//   activation  relu, gelu or gelu_tanh of a value no GEMM epilogue took (kernels/activation-inl.h)
+//   copy        a value that is already in memory (an input, a weight) copied where the graph wants it:
+//               the result of a graph that returns its input, a binding of a leaf
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_PLAN_STEPS_ELEMENTWISE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef CTFORMER_PLAN_STEPS_ELEMENTWISE_INL_H_
@@ -15,10 +17,12 @@
 #include <hwy/highway.h>
 
 #include "../../dsl/ops/elementwise.hpp"
+#include "../../kernels/elementwise-inl.h"
 #include "heads.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace ctformer::plan::HWY_NAMESPACE {
+namespace kt = ctformer::kernels::HWY_NAMESPACE;
 
 template <class E>
 struct add_step {
@@ -43,6 +47,41 @@ struct add_step {
             const float* y = a.reads[1] + base % nb;
             for (std::size_t j = 0; j < period; ++j) a.out[base + j] = x[j] + y[j];
         }
+    }
+};
+
+// What the one-operand elementwise steps share: x read as it is, one FLOP an element.
+template <class E>
+struct unary_step {
+    static constexpr std::size_t n(const extent_values& at) { return elements<shape_of_t<E>>(at); }
+    static double flops(const extent_values& at) { return double(n(at)); }
+    static std::size_t scratch_bytes() { return 0; }
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"x", l.value(child<0>(e))});
+    }
+};
+
+template <class E>
+struct scale_step : unary_step<E> {
+    static std::string kernel() { return "scale"; }
+    static std::string detail(const E& e) { return op_of(e).detail(); }
+
+    static void launch(const step& s, const launch_args& a) {
+        const float factor = static_cast<float>(op_of(*static_cast<const E*>(s.node)).factor);
+        kt::scale_values(unary_step<E>::n(a.extents), factor, a.reads[0], a.out);
+    }
+};
+
+// relu, gelu or gelu_tanh of a value no GEMM epilogue took.
+template <class E>
+struct activation_step : unary_step<E> {
+    static std::string kernel() { return op_t<E>::name; }
+    static std::string detail(const E&) { return ""; }
+
+    static void launch(const step&, const launch_args& a) {
+        kt::activate_values<op_t<E>::act>(unary_step<E>::n(a.extents), a.reads[0], a.out);
     }
 };
 

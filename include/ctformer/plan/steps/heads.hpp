@@ -4,8 +4,8 @@
 //
 //   split_heads(x)                x [..., L, H·D]: head h is columns h·D .. h·D + D - 1, rows H·D apart
 //   split_heads(columns(x))       the same, inside a column range of a wider x (fuse_qkv's result)
-//   expand_heads(split_heads(x))  GQA/MQA: head h reads group h / (H / G)
-//   anything else                 contiguous [..., L, D] matrices, computed into a slot first
+//   expand_heads(v)               GQA/MQA: head h reads group h / (H / G) of the view v
+//   anything else                 contiguous [..., H, L, D] matrices, computed into a slot first
 //   merge_heads over a step       the step writes [..., L, H·D] directly
 //
 // Nothing is copied: the views are index arithmetic over the slot that holds the base value.
@@ -39,13 +39,9 @@ struct head_view {
     }
 };
 
-// GQA/MQA groups read as heads: expand_heads over split_heads.
+// Operands read through a view of the slot of their base.
 template <class E>
-concept expanded_split = is_op<E, expand_heads_op> && is_op<child_t<E, 0>, split_heads_op>;
-
-// Operands read through a view: the slot they read is their base's.
-template <class E>
-concept head_view_of_slot = expanded_split<E> || is_op<E, split_heads_op>;
+concept head_view_of_slot = is_op<E, expand_heads_op> || is_op<E, split_heads_op>;
 
 // The expression whose value holds the heads of operand E: x of split_heads(x) or of
 // split_heads(columns(x)), under expand_heads for GQA; E itself when E is not a view.
@@ -54,7 +50,7 @@ concept split_columns = is_op<E, split_heads_op> && is_columns<child_t<E, 0>>;
 
 template <class E>
 const auto& head_base(const E& e) {
-    if constexpr (expanded_split<E>) return head_base(child<0>(e));
+    if constexpr (is_op<E, expand_heads_op>) return head_base(child<0>(e));
     else if constexpr (split_columns<E>) return child<0>(child<0>(e));
     else if constexpr (is_op<E, split_heads_op>) return child<0>(e);
     else return e;
@@ -64,7 +60,7 @@ const auto& head_base(const E& e) {
 template <class E>
 head_view<const float> heads_of(const float* base, const extent_values& at) {
     constexpr std::size_t len = last(extents_of<E>, 1), width = last(extents_of<E>);
-    if constexpr (expanded_split<E>) {
+    if constexpr (is_op<E, expand_heads_op>) {
         head_view<const float> view = heads_of<child_t<E, 0>>(base, at);
         constexpr std::size_t heads = last(extents_of<E>, 2);
         view.repeat = heads / view.heads;
@@ -81,8 +77,9 @@ head_view<const float> heads_of(const float* base, const extent_values& at) {
             return {base, heads, 1, outer, len * heads * width, width, heads * width};
         }
     } else {
-        const std::size_t count = elements<shape_of_t<E>>(at) / (len * width);
-        return {base, 1, 1, count, len * width, 0, width};
+        constexpr std::size_t heads = rank_of<E> >= 3 ? last(extents_of<E>, 2) : 1;
+        const std::size_t outer = elements<shape_of_t<E>>(at) / (heads * len * width);
+        return {base, heads, 1, outer, heads * len * width, len * width, width};
     }
 }
 

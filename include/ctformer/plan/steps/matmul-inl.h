@@ -17,9 +17,9 @@ HWY_BEFORE_NAMESPACE();
 namespace ctformer::plan::HWY_NAMESPACE {
 namespace kt = ctformer::kernels::HWY_NAMESPACE;
 
-// A matmul whose right-hand side is not transposed (a transposed weight is a GEMM).
+// A matmul of activations (x·Wᵀ of a weight W is a GEMM): a transposed operand is a step of its own.
 template <class E>
-concept batched_matmul = is_op<E, matmul_op> && !is_op<child_t<E, 1>, transpose_op>;
+concept batched_matmul = is_op<E, matmul_op>;
 
 template <class E, bool Merged>
 struct batched_matmul_step {

@@ -2,6 +2,7 @@
 //   layer_norm           (x - mean) / √(var + eps) · γ + β
 //   residual_layer_norm  the same of a + b, the sum formed in the same pass
 //   softmax              exp(x - max) / Σ exp(x - max), a row of -inf giving zeros
+//   mask                 a mask no attention step took, on written-out scores [..., Lq, Lk]
 // Rows go to the threads in blocks.
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_PLAN_STEPS_ROWS_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -14,9 +15,13 @@
 #include <algorithm>
 
 #include "../../dsl/ops/layer_norm.hpp"
+#include "../../dsl/ops/mask.hpp"
 #include "../../dsl/ops/softmax.hpp"
+#include "../../kernels/elementwise-inl.h"
 #include "../../kernels/rows-inl.h"
 #include "../../runtime/parallel.hpp"
+#include "../../shape/broadcast.hpp"
+#include "../../tensor_check.hpp"
 #include "heads.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -85,6 +90,68 @@ struct softmax_step {
         for_row_blocks(elements<shape_of_t<E>>(a.extents) / n, a.threads, [&](std::size_t first, std::size_t count) {
             kt::softmax<n>(count, a.reads[0] + first * n, a.out + first * n);
         });
+    }
+};
+
+// mask(scores, ...) where no attention step took it: the scores copied, then each row of Lk masked
+// (dsl/ops/mask.hpp): causal bars the keys after the row's last visible one, attend and key padding
+// bar the keys their boolean row says not to attend, additive adds its row.
+template <class E>
+struct mask_step {
+    static constexpr mask_kind kind = op_t<E>::kind;
+    static constexpr bool causal = kind == mask_kind::causal || kind == mask_kind::causal_bottom_right;
+    static constexpr std::size_t lq = last(extents_of<E>, 1), lk = last(extents_of<E>);
+
+    static std::string kernel() { return "mask"; }
+    static std::string detail(const E&) { return op_t<E>::detail(); }
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"scores", l.value(child<0>(e))});
+        if constexpr (!causal) s.reads.push_back({"mask", l.value(child<1>(e))});
+    }
+
+    static double flops(const extent_values& at) {
+        return kind == mask_kind::additive ? double(elements<shape_of_t<E>>(at)) : 0.0;
+    }
+    static std::size_t scratch_bytes() { return 0; }
+
+    // Keys row r of the scores may see: all but the causal mask's cut.
+    static std::size_t visible(std::size_t r) {
+        const std::size_t i = r % lq;
+        const std::size_t shift = kind == mask_kind::causal_bottom_right && lk > lq ? lk - lq : 0;
+        const std::size_t cut = kind == mask_kind::causal_bottom_right && lq > lk ? lq - lk : 0;
+        return i + shift + 1 > cut ? i + shift + 1 - cut : 0;
+    }
+
+    // The mask's row for row r of the scores.
+    static auto mask_rows(const E& e, const launch_args& a) {
+        const dims_t scores = dims_of<shape_of_t<E>>(a.extents.batch);
+        const dims_t mask = dims_of<shape_of_t<child_t<E, 1>>>(a.extents.batch);
+        const std::size_t per_sequence = elements<shape_of_t<E>>(a.extents) / (mask.size() == 2 ? mask[0] : 1);
+        const std::vector<std::size_t> strides = broadcast_strides(mask, scores, op_of(e).batch_first);
+        return [=, m = a.reads[1]](std::size_t r) {
+            if constexpr (kind == mask_kind::key_padding) return m + r * lk / per_sequence * lk;
+            else return m + broadcast_index(r * lk, scores, strides);
+        };
+    }
+
+    static void launch(const step& s, const launch_args& a) {
+        const std::size_t n = elements<shape_of_t<E>>(a.extents);
+        if (a.out != a.reads[0]) std::copy_n(a.reads[0], n, a.out);
+        if constexpr (causal) {
+            for_row_blocks(n / lk, a.threads, [&](std::size_t first, std::size_t count) {
+                for (std::size_t r = first; r < first + count; ++r) kt::bar_from(lk, visible(r), a.out + r * lk);
+            });
+        } else {
+            const auto row = mask_rows(*static_cast<const E*>(s.node), a);
+            for_row_blocks(n / lk, a.threads, [&](std::size_t first, std::size_t count) {
+                for (std::size_t r = first; r < first + count; ++r) {
+                    if constexpr (kind == mask_kind::additive) kt::add_row(lk, row(r), a.out + r * lk);
+                    else kt::bar_row(lk, row(r), a.out + r * lk);
+                }
+            });
+        }
     }
 };
 

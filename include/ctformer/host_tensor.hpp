@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "errors.hpp"
+#include "exceptions.hpp"
 
 namespace ctformer {
 

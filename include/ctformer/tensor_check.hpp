@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "../shape/shape.hpp"
+#include "shape/shape.hpp"
 #include "host_tensor.hpp"
 
 namespace ctformer {

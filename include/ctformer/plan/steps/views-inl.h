@@ -1,0 +1,91 @@
+// Steps that move values without arithmetic, for the views no step reads in place (heads.hpp):
+//   heads      split_heads, or expand_heads (GQA/MQA), written out as contiguous [..., H, L, D]
+//   merge      merge_heads of a value whose step cannot write it merged: [..., H, L, D] → [..., L, H·D]
+//   transpose  the last two axes, a matrix at a time; it reads its operand through a head view
+// Toggling include guard: this file is included once per target.
+#if defined(CTFORMER_PLAN_STEPS_VIEWS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef CTFORMER_PLAN_STEPS_VIEWS_INL_H_
+#undef CTFORMER_PLAN_STEPS_VIEWS_INL_H_
+#else
+#define CTFORMER_PLAN_STEPS_VIEWS_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "../../kernels/elementwise-inl.h"
+#include "../../runtime/parallel.hpp"
+#include "heads.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace ctformer::plan::HWY_NAMESPACE {
+namespace kt = ctformer::kernels::HWY_NAMESPACE;
+
+// What the view steps share: no FLOPs, no scratch, the node's own name.
+template <class E>
+struct move_step {
+    static std::string kernel() { return op_t<E>::name; }
+    static std::string detail(const E&) { return ""; }
+    static double flops(const extent_values&) { return 0; }
+    static std::size_t scratch_bytes() { return 0; }
+};
+
+template <class E>
+struct heads_step : move_step<E> {
+    static constexpr std::size_t len = last(extents_of<E>, 1), width = last(extents_of<E>);
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"x", l.value(head_base(e))});
+    }
+
+    static void launch(const step&, const launch_args& a) {
+        const head_view<const float> x = heads_of<E>(a.reads[0], a.extents);
+        const std::size_t instances = elements<shape_of_t<E>>(a.extents) / (len * width);
+        runtime::parallel_for(instances, a.threads, [&](std::size_t i, int) {
+            kt::copy_rows(x.at(i), len, width, {a.out + i * len * width, width});
+        });
+    }
+};
+
+template <class E>
+struct merge_step : move_step<E> {
+    using X = child_t<E, 0>;
+    static constexpr std::size_t len = last(extents_of<X>, 1), width = last(extents_of<X>);
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"x", l.value(child<0>(e))});
+    }
+
+    static void launch(const step&, const launch_args& a) {
+        const head_view<float> out = heads_written<X, true>(a.out, a.extents);
+        const std::size_t instances = elements<shape_of_t<X>>(a.extents) / (len * width);
+        runtime::parallel_for(instances, a.threads, [&](std::size_t i, int) {
+            kt::copy_rows({a.reads[0] + i * len * width, width}, len, width, out.at(i));
+        });
+    }
+};
+
+template <class E>
+struct transpose_step : move_step<E> {
+    using X = child_t<E, 0>;
+    static constexpr std::size_t rows = last(extents_of<X>, 1), cols = last(extents_of<X>);
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"x", l.value(head_base(child<0>(e)))});
+    }
+
+    static void launch(const step&, const launch_args& a) {
+        const head_view<const float> x = heads_of<X>(a.reads[0], a.extents);
+        const std::size_t instances = elements<shape_of_t<E>>(a.extents) / (rows * cols);
+        runtime::parallel_for(instances, a.threads, [&](std::size_t i, int) {
+            kt::transpose_matrix(rows, cols, x.at(i), a.out + i * rows * cols);
+        });
+    }
+};
+
+}  // namespace ctformer::plan::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // CTFORMER_PLAN_STEPS_VIEWS_INL_H_ toggle
