@@ -19,6 +19,7 @@
 #include <hwy/aligned_allocator.h>
 #include <hwy/highway.h>
 
+#include "../exceptions.hpp"
 #include "activation-inl.h"
 #include "gemm.hpp"
 #include "tiles.hpp"
@@ -57,6 +58,8 @@ packed_weight pack_weight(const float* w, const float* bias = nullptr) {
     packed.panels = (N + width - 1) / width;
     packed.panel_data = hwy::AllocateAligned<float>(packed.panels * K * width);
     packed.bias = hwy::AllocateAligned<float>(packed.panels * width);
+    if (!packed.panel_data || !packed.bias)
+        throw out_of_memory("a packed weight", (packed.panels * K * width + packed.panels * width) * sizeof(float));
     for (std::size_t p = 0; p < packed.panels; ++p)
         for (std::size_t k = 0; k < K; ++k)
             for (std::size_t j = 0; j < width; ++j) {
