@@ -2,7 +2,8 @@
 // Highway target compiled in: scale and the activations outside a GEMM (widths that leave a partial
 // vector), a matmul of two activations with a transposed operand, every mask kind on written-out
 // scores (broadcast shapes, rows with every key masked, Lq != Lk), softmax, and the head views
-// (split, expand, merge, transpose of a split) as copies. The plans hold no other kind of step.
+// (split, expand, merge, transpose of a split) as copies; rank-3 batched operands, whose extent
+// before the matrix is the batch. The plans hold no other kind of step.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/model_ops_test.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -75,6 +76,9 @@ void TestHeadViews() {
     check(merge_heads(expand_heads<6>(split_heads<3>(x))), {"split_heads", "expand_heads", "merge_heads"});
     check(transpose(split_heads<3>(x)), {"transpose"});
     check(split_heads<4>(scale(x, 0.5)) + split_heads<4>(x), {"scale", "split_heads", "add"});
+    auto a = input<"a", batch, 5, 4>();  // rank 3: the batch, not heads, before the matrix
+    check(matmul(a, transpose(input<"b", batch, 6, 4>())), {"transpose", "matmul"});
+    check(nn::scaled_dot_product_attention(a, a, a, causal), {"fused_attention"});
 }
 
 }  // namespace ctformer::tests::HWY_NAMESPACE

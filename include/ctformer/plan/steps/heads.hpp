@@ -77,7 +77,8 @@ head_view<const float> heads_of(const float* base, const extent_values& at) {
             return {base, heads, 1, outer, len * heads * width, width, heads * width};
         }
     } else {
-        constexpr std::size_t heads = rank_of<E> >= 3 ? last(extents_of<E>, 2) : 1;
+        constexpr int before = rank_of<E> >= 3 ? last(extents_of<E>, 2) : 1;  // [..., H, L, D]'s H
+        constexpr std::size_t heads = before == batch ? 1 : before;          // [B, L, D]: one per sequence
         const std::size_t outer = elements<shape_of_t<E>>(at) / (heads * len * width);
         return {base, heads, 1, outer, heads * len * width, len * width, width};
     }
