@@ -39,6 +39,7 @@ template <class E, bool Merged, std::size_t Dv>
 struct attention_common {
     using A = std::conditional_t<Merged, child_t<E, 0>, E>;
     using K = operand_t<A, operand_role::key>;
+    static_assert(batch_outside_matrices<true, A, K>::value);
     static constexpr bool key_padding = op_t<A>::key_padding;
     static constexpr std::size_t lq = last(extents_of<A>, 1), lk = last(extents_of<K>, 1), dk = last(extents_of<K>);
     using scratch_type = kt::attention_scratch<lq, lk, dk, Dv>;

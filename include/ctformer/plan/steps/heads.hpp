@@ -28,6 +28,24 @@ std::size_t elements(const extent_values& at) {
     return n;
 }
 
+// Whether the run-time batch stays out of E's last two axes, which the steps that loop over matrices
+// take at compile time (a [B, D] value's rows are known only at run time).
+template <class E>
+inline constexpr bool batch_outside_matrix = [] {
+    if constexpr (rank_of<E> < 2) return true;
+    else return last(extents_of<E>) != batch && last(extents_of<E>, 1) != batch;
+}();
+
+// A step over matrices of E... (when Check): a named error where the batch is inside one.
+template <bool Check, class... E>
+struct batch_outside_matrices {
+    static_assert(!Check || (batch_outside_matrix<E> && ...),
+                  "CTF_BATCH_EXTENT_INSIDE_A_MATRIX: the batch is one of the last two axes of a matrix this step "
+                  "loops over; give the value a length axis ([B, 1, D]), or write a product with a weight as "
+                  "linear (x·Wᵀ)");
+    static constexpr bool value = true;
+};
+
 template <class T>
 struct head_view {
     T* data;
@@ -63,7 +81,7 @@ head_view<const float> heads_of(const float* base, const extent_values& at) {
     if constexpr (is_op<E, expand_heads_op>) {
         head_view<const float> view = heads_of<child_t<E, 0>>(base, at);
         constexpr std::size_t heads = last(extents_of<E>, 2);
-        view.repeat = heads / view.heads;
+        view.repeat *= heads / view.heads;  // an expand of an expand repeats both
         view.heads = heads;
         return view;
     } else if constexpr (is_op<E, split_heads_op>) {

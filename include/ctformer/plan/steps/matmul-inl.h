@@ -24,6 +24,7 @@ concept batched_matmul = is_op<E, matmul_op>;
 template <class E, bool Merged>
 struct batched_matmul_step {
     using M = std::conditional_t<Merged, child_t<E, 0>, E>;
+    static_assert(batch_outside_matrices<true, M, child_t<M, 0>, child_t<M, 1>>::value);
     static constexpr std::size_t m = last(extents_of<M>, 1), n = last(extents_of<M>), k = last(extents_of<child_t<M, 0>>);
 
     static const M& node(const E& e) {

@@ -100,6 +100,7 @@ template <class E>
 struct mask_step {
     static constexpr mask_kind kind = op_t<E>::kind;
     static constexpr bool causal = kind == mask_kind::causal || kind == mask_kind::causal_bottom_right;
+    static_assert(batch_outside_matrices<causal, E>::value);
     static constexpr std::size_t lq = last(extents_of<E>, 1), lk = last(extents_of<E>);
 
     static std::string kernel() { return "mask"; }

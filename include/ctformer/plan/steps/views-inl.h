@@ -30,7 +30,7 @@ struct move_step {
 };
 
 template <class E>
-struct heads_step : move_step<E> {
+struct heads_step : move_step<E>, batch_outside_matrices<true, E> {
     static constexpr std::size_t len = last(extents_of<E>, 1), width = last(extents_of<E>);
 
     template <class Lower>
@@ -48,7 +48,7 @@ struct heads_step : move_step<E> {
 };
 
 template <class E>
-struct merge_step : move_step<E> {
+struct merge_step : move_step<E>, batch_outside_matrices<true, child_t<E, 0>> {
     using X = child_t<E, 0>;
     static constexpr std::size_t len = last(extents_of<X>, 1), width = last(extents_of<X>);
 
@@ -67,7 +67,7 @@ struct merge_step : move_step<E> {
 };
 
 template <class E>
-struct transpose_step : move_step<E> {
+struct transpose_step : move_step<E>, batch_outside_matrices<true, child_t<E, 0>> {
     using X = child_t<E, 0>;
     static constexpr std::size_t rows = last(extents_of<X>, 1), cols = last(extents_of<X>);
 
