@@ -53,7 +53,7 @@ struct add_step {
 // What the one-operand elementwise steps share: x read as it is, one FLOP an element.
 template <class E>
 struct unary_step {
-    static constexpr std::size_t n(const extent_values& at) { return elements<shape_of_t<E>>(at); }
+    static std::size_t n(const extent_values& at) { return elements<shape_of_t<E>>(at); }
     static double flops(const extent_values& at) { return double(n(at)); }
     static std::size_t scratch_bytes() { return 0; }
 
