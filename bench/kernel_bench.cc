@@ -47,12 +47,12 @@ static void attention(benchmark::State& state) {
     std::vector<float> q(L * dk), k(L * dk), v(L * dk), out(L * dk);
     for (auto* t : {&q, &k, &v})
         for (float& x : *t) x = uniform(rng);
-    using scratch_type = kt::attention_scratch<L, L, dk, dk>;
-    const auto memory = hwy::AllocateAligned<std::byte>(scratch_type::bytes());
-    scratch_type scratch(memory.get());
+    using scratch_type = kt::attention_scratch<dk, dk>;
+    const auto memory = hwy::AllocateAligned<std::byte>(scratch_type::bytes(L, L));
+    scratch_type scratch(memory.get(), L, L);
     const ctformer::kernels::attention_args args{0.125f, nullptr};
     for (auto _ : state) {
-        kt::attention<L, L, dk, dk, Causal>(q.data(), k.data(), v.data(), out.data(), args, scratch);
+        kt::attention<dk, dk, Causal>(q.data(), k.data(), v.data(), out.data(), args, scratch);
         benchmark::DoNotOptimize(out.data());
     }
     // Q·Kᵀ and P·V: 4·L²·d_k FLOPs (counted in full, also for causal)
@@ -72,7 +72,7 @@ static void unfused_attention(benchmark::State& state) {
     for (auto _ : state) {
         kt::gemm<L, dk>(L, q.data(), kt::pack_weight<L, dk>(k.data()), scores.data());
         for (float& s : scores) s *= 0.125f;
-        kt::softmax<L>(L, scores.data(), scores.data());
+        kt::softmax(L, L, scores.data(), scores.data());
         for (std::size_t j = 0; j < L; ++j)
             for (std::size_t c = 0; c < dk; ++c) v_t[c * L + j] = v[j * dk + c];
         kt::gemm<dk, L>(L, scores.data(), kt::pack_weight<dk, L>(v_t.data()), out.data());

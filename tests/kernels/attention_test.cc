@@ -57,11 +57,11 @@ void check(float logit_scale = 1.0f, std::vector<float> pad_values = {}) {
 
     const float scale = static_cast<float>(1.0 / std::sqrt(double(Dk)));
     const k::attention_args args{scale, Padding ? in.at("pad").data.data() : nullptr};
-    using scratch_type = kt::attention_scratch<Lq, Lk, Dk, Dv>;
-    const auto memory = hwy::AllocateAligned<std::byte>(scratch_type::bytes());
-    scratch_type scratch(memory.get());
+    using scratch_type = kt::attention_scratch<Dk, Dv>;
+    const auto memory = hwy::AllocateAligned<std::byte>(scratch_type::bytes(Lq, Lk));
+    scratch_type scratch(memory.get(), Lq, Lk);
     std::vector<float> got(Lq * Dv, -12345.0f);
-    kt::attention<Lq, Lk, Dk, Dv, Causal>(in.at("q").data.data(), in.at("k").data.data(),
+    kt::attention<Dk, Dv, Causal>(in.at("q").data.data(), in.at("k").data.data(),
                                           in.at("v").data.data(), got.data(), args, scratch);
     test::expect_close(got, want, {.atol = 1e-5, .rtol = 1e-4},
                        "attention Lq=" + std::to_string(Lq) + " Lk=" + std::to_string(Lk) + " Dk=" + std::to_string(Dk) +
@@ -124,11 +124,11 @@ void check_masks() {
     const std::size_t stride = Rows == 1 ? 0 : Lk;
     const k::attention_args args{static_cast<float>(1.0 / std::sqrt(double(Dk))), nullptr,
                                  {in.at("m").data.data(), stride}, {in.at("b").data.data(), stride}};
-    using scratch_type = kt::attention_scratch<Lq, Lk, Dk, Dk>;
-    const auto memory = hwy::AllocateAligned<std::byte>(scratch_type::bytes());
-    scratch_type scratch(memory.get());
+    using scratch_type = kt::attention_scratch<Dk, Dk>;
+    const auto memory = hwy::AllocateAligned<std::byte>(scratch_type::bytes(Lq, Lk));
+    scratch_type scratch(memory.get(), Lq, Lk);
     std::vector<float> got(Lq * Dk, -12345.0f);
-    kt::attention<Lq, Lk, Dk, Dk, Causal>(in.at("q").data.data(), in.at("k").data.data(), in.at("v").data.data(),
+    kt::attention<Dk, Dk, Causal>(in.at("q").data.data(), in.at("k").data.data(), in.at("v").data.data(),
                                           got.data(), args, scratch);
     test::expect_close(got, want, {.atol = 1e-5, .rtol = 1e-4},
                        "masked attention Lq=" + std::to_string(Lq) + " Lk=" + std::to_string(Lk) + " rows " +

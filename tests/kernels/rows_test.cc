@@ -83,7 +83,7 @@ void check_softmax(std::size_t rows, float logit_scale, std::size_t masked_row =
     in.at("x")[N - 1] = -std::numeric_limits<float>::infinity();  // one masked entry in row 0
     const auto want = reference::evaluate(softmax(x), in);
     std::vector<float> got(rows * N);
-    kt::softmax<N>(rows, in.at("x").data.data(), got.data());
+    kt::softmax(rows, N, in.at("x").data.data(), got.data());
     expect_close(got, want);
 }
 

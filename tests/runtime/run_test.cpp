@@ -162,21 +162,19 @@ TEST(Explain, ShowsEveryPassAndThePlan) {
 }  // namespace
 
 namespace {
-// The attention step's scratch per thread, as the plan reports it.
-template <int L>
-std::size_t attention_scratch_bytes() {
-    const auto model = ctf::compile(ctf::nn::multi_head_attention<cfg>(ctf::input<"x", ctf::batch, L, 64>()));
-    for (const auto& step : model.program().steps)
-        if (step.kernel.find("fused_attention") != std::string::npos) return step.scratch_bytes;
-    return 0;
-}
-
-// One key block and one query tile (of up to 256 queries): bounded, whatever the length.
+// One key block and one query tile (of up to 256 queries): bounded, whatever the length; the plan
+// reports the kernel's bytes at the model's lengths.
 TEST(Plan, AttentionScratchDoesNotGrowWithTheSequence) {
-    const std::size_t at_512 = attention_scratch_bytes<512>();
-    EXPECT_GT(at_512, 0u);
-    EXPECT_EQ(attention_scratch_bytes<2048>(), at_512);
-    EXPECT_LT(attention_scratch_bytes<16>(), at_512);  // a short sequence: a shorter block and tile
+    using scratch = ctformer::kernels::HWY_NAMESPACE::attention_scratch<16, 16>;  // cfg's heads: 16 wide
+    EXPECT_EQ(scratch::bytes(2048, 2048), scratch::bytes(512, 512));
+    EXPECT_LT(scratch::bytes(16, 16), scratch::bytes(512, 512));  // a short sequence: a shorter block and tile
+    for (std::size_t lq = 1; lq <= 300; ++lq)  // the lengths are run-time: the longest's scratch holds any shorter run
+        for (std::size_t lk = 1; lk <= 300; lk += 7) ASSERT_LE(scratch::bytes(lq, lk), scratch::bytes(300, 300));
+    std::size_t planned = 0;
+    const auto model = ctf::compile(ctf::nn::encoder_layer<cfg>(x));
+    for (const auto& step : model.program().steps)
+        if (step.kernel.find("fused_attention") != std::string::npos) planned = step.scratch_bytes;
+    EXPECT_EQ(planned, scratch::bytes(37, 37));
 }
 }  // namespace
 

@@ -47,67 +47,71 @@ static_assert(kQueryTile % kQueryRows == 0);
 inline constexpr std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
 // Keys per block: 64, or all the keys (rounded up to two vectors) when there are fewer.
-template <std::size_t Lk>
-inline constexpr std::size_t kBlock = std::min(kKeyBlock, round_up(Lk, 2 * HWY_LANES(float)));
+inline constexpr std::size_t key_block(std::size_t lk) {
+    return std::min(kKeyBlock, round_up(lk, 2 * HWY_LANES(float)));
+}
 
 // V is read where it lies when its rows are whole vectors; otherwise each block of it is staged,
 // padded. Dv = 0 (probabilities only) has no values.
 template <std::size_t Dv>
 inline constexpr bool kStagesValues = Dv % HWY_LANES(float) != 0;
 
-// One thread's memory for attention over one head of Lq queries, carved out of a block of bytes()
-// bytes (128-byte aligned): one staged key block (and value block), and the running state of one
-// query tile. O(block) whatever the length; the plan reports bytes() as the step's scratch.
-template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv>
+// One thread's memory for attention over one head of lq queries and lk keys, the lengths given at
+// run time, carved out of a block of bytes(lq, lk) bytes (128-byte aligned): one staged key block
+// (and value block), and the running state of one query tile. O(block) whatever the length; the
+// plan reports bytes() at the longest lengths as the step's scratch, which holds every shorter run.
+template <std::size_t Dk, std::size_t Dv>
 struct attention_scratch {
-    static constexpr std::size_t tile = std::min(kQueryTile, Lq);
     using D = hn::ScalableTag<float>;
     static std::size_t dv_padded() { return round_up(Dv, hn::Lanes(D())); }
 
     // Floats of each part, in order: Kᵀ of the block, V of the block (when staged), the scores of
     // one pass, the tile's unnormalised outputs, running maxima and sums.
-    static std::array<std::size_t, 6> parts() {
-        return {Dk * kBlock<Lk>, kStagesValues<Dv> ? kBlock<Lk> * dv_padded() : 0, kQueryRows * kKeyBlock,
-                tile * dv_padded(), tile, tile};
+    static std::array<std::size_t, 6> parts(std::size_t lq, std::size_t lk) {
+        const std::size_t block = key_block(lk), tile = std::min(kQueryTile, lq);
+        const std::size_t values = kStagesValues<Dv> ? block * dv_padded() : 0;
+        return {Dk * block, values, kQueryRows * kKeyBlock, tile * dv_padded(), tile, tile};
     }
     static constexpr std::size_t kAlignFloats = 32;
-    static std::size_t bytes() {
+    static std::size_t bytes(std::size_t lq, std::size_t lk) {
         std::size_t floats = 0;
-        for (std::size_t n : parts()) floats += round_up(n, kAlignFloats);
+        for (std::size_t n : parts(lq, lk)) floats += round_up(n, kAlignFloats);
         return floats * sizeof(float);
     }
 
-    explicit attention_scratch(std::byte* memory) {
+    attention_scratch(std::byte* memory, std::size_t queries, std::size_t keys)
+        : lq(queries), lk(keys), block(key_block(keys)) {
         float* at = reinterpret_cast<float*>(memory);
         float** part[] = {&keys_t, &values, &scores, &out, &m, &l};
-        const std::array<std::size_t, 6> sizes = parts();
+        const std::array<std::size_t, 6> sizes = parts(lq, lk);
         for (std::size_t i = 0; i < sizes.size(); ++i) {
             *part[i] = at;
             at += round_up(sizes[i], kAlignFloats);
         }
     }
 
+    std::size_t lq, lk, block;  // the lengths of this run, and the keys per block
     float *keys_t, *values, *scores, *out, *m, *l;
 };
 
-// Kᵀ [Dk, kBlock] of keys [first, first + kBlock), zero past the real keys.
-template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv>
-void stage_keys(strided_rows<const float> k, std::size_t first, attention_scratch<Lq, Lk, Dk, Dv>& s) {
-    const std::size_t count = std::min(kBlock<Lk>, Lk - first);
-    std::fill_n(s.keys_t, Dk * kBlock<Lk>, 0.0f);
+// Kᵀ [Dk, block] of keys [first, first + block), zero past the real keys.
+template <std::size_t Dk, std::size_t Dv>
+void stage_keys(strided_rows<const float> k, std::size_t first, attention_scratch<Dk, Dv>& s) {
+    const std::size_t count = std::min(s.block, s.lk - first);
+    std::fill_n(s.keys_t, Dk * s.block, 0.0f);
     for (std::size_t j = 0; j < count; ++j)
-        for (std::size_t c = 0; c < Dk; ++c) s.keys_t[c * kBlock<Lk> + j] = k.row(first + j)[c];
+        for (std::size_t c = 0; c < Dk; ++c) s.keys_t[c * s.block + j] = k.row(first + j)[c];
 }
 
-// Kᵀ of keys [first, first + kBlock), and their values: V [kBlock, Dv padded] staged, zero past the
+// Kᵀ of keys [first, first + block), and their values: V [block, Dv padded] staged, zero past the
 // real keys and columns, or V where it lies. Returns the values' rows.
-template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv>
+template <std::size_t Dk, std::size_t Dv>
 strided_rows<const float> stage_block(strided_rows<const float> k, strided_rows<const float> v, std::size_t first,
-                                      attention_scratch<Lq, Lk, Dk, Dv>& s) {
+                                      attention_scratch<Dk, Dv>& s) {
     stage_keys(k, first, s);
     if constexpr (kStagesValues<Dv>) {
-        const std::size_t dv = s.dv_padded(), count = std::min(kBlock<Lk>, Lk - first);
-        std::fill_n(s.values, kBlock<Lk> * dv, 0.0f);
+        const std::size_t dv = s.dv_padded(), count = std::min(s.block, s.lk - first);
+        std::fill_n(s.values, s.block * dv, 0.0f);
         for (std::size_t j = 0; j < count; ++j) std::copy_n(v.row(first + j), Dv, &s.values[j * dv]);
         return {s.values, dv};
     } else {
@@ -132,11 +136,12 @@ HWY_INLINE hn::Vec<D> load_part(D d, const float* p, std::size_t valid) {
 }
 
 // s0, s1, the scaled scores of query i for keys [key, key + 2 vectors), with the additive mask
-// added and the attend mask's zeros barred (-inf). Keys past Lk are barred after, as the causal limit.
-template <std::size_t Lk, class D, class V = hn::Vec<D>>
-HWY_INLINE void apply_masks(D d, const attention_args& args, std::size_t i, std::size_t key, V& s0, V& s1) {
-    if (key >= Lk) return;
-    const std::size_t lanes = hn::Lanes(d), valid = Lk - key;
+// added and the attend mask's zeros barred (-inf). Keys past lk are barred after, as the causal limit.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE void apply_masks(D d, const attention_args& args, std::size_t i, std::size_t key, std::size_t lk, V& s0,
+                            V& s1) {
+    if (key >= lk) return;
+    const std::size_t lanes = hn::Lanes(d), valid = lk - key;
     if (args.additive.data) {
         const float* b = args.additive.row(i) + key;
         s0 = hn::Add(s0, load_part(d, b, valid));
@@ -152,24 +157,25 @@ HWY_INLINE void apply_masks(D d, const attention_args& args, std::size_t i, std:
 
 // scores[r][0, columns) = scale · q_{row + r} · k_{first..} (the staged block) + the masks, masked
 // keys -inf; columns is a multiple of two vectors, at most the block. The attend and additive masks
-// and the keys past a row's causal limit or past Lk are applied as the scores are stored, vector
+// and the keys past a row's causal limit or past lk are applied as the scores are stored, vector
 // operations; key padding, a value per key, after.
-template <std::size_t Rows, std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causality Causal>
+template <std::size_t Rows, std::size_t Dk, std::size_t Dv, causality Causal>
 void block_scores(strided_rows<const float> q, std::size_t row, std::size_t first, std::size_t columns,
-                  const attention_args& args, attention_scratch<Lq, Lk, Dk, Dv>& s) {
+                  const attention_args& args, attention_scratch<Dk, Dv>& s) {
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d);
     const auto scale = hn::Set(d, args.scale);
     constexpr float barred = -std::numeric_limits<float>::infinity();
     const auto masked = hn::Set(d, barred);
+    const std::size_t block = s.block;
     std::size_t visible[Rows];
-    for (std::size_t r = 0; r < Rows; ++r) visible[r] = visible_keys<Causal>(row + r, Lq, Lk);
+    for (std::size_t r = 0; r < Rows; ++r) visible[r] = visible_keys<Causal>(row + r, s.lq, s.lk);
     for (std::size_t c = 0; c < columns; c += 2 * lanes) {
         tile<Rows, decltype(d)> acc;
 #pragma GCC unroll 8
         for (std::size_t r = 0; r < Rows; ++r) acc.v[r][0] = acc.v[r][1] = hn::Zero(d);
         for (std::size_t e = 0; e < Dk; ++e) {
-            const float* keys = &s.keys_t[e * kBlock<Lk> + c];
+            const float* keys = &s.keys_t[e * block + c];
             const auto k0 = hn::Load(d, keys), k1 = hn::Load(d, keys + lanes);
 #pragma GCC unroll 8
             for (std::size_t r = 0; r < Rows; ++r) {
@@ -182,7 +188,7 @@ void block_scores(strided_rows<const float> q, std::size_t row, std::size_t firs
 #pragma GCC unroll 8
         for (std::size_t r = 0; r < Rows; ++r) {
             auto s0 = hn::Mul(acc.v[r][0], scale), s1 = hn::Mul(acc.v[r][1], scale);
-            if (args.attend.data || args.additive.data) apply_masks<Lk>(d, args, row + r, key, s0, s1);
+            if (args.attend.data || args.additive.data) apply_masks(d, args, row + r, key, s.lk, s0, s1);
             if (visible[r] < key + 2 * lanes) {  // keys [visible, ...) of these two vectors are barred
                 const auto limit = hn::Set(d, static_cast<float>(visible[r]));
                 s0 = hn::IfThenElse(hn::Lt(hn::Iota(d, static_cast<float>(key)), limit), s0, masked);
@@ -261,15 +267,15 @@ void accumulate_values(const float* p, std::size_t keys, strided_rows<const floa
 // scores, the online softmax step, and the weighted values added to their running outputs. Only
 // the keys some row may see are computed (none when the block is causally barred from all of them,
 // a part of it on the diagonal or at the end): the rest would add p = 0.
-template <std::size_t Rows, std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causality Causal>
+template <std::size_t Rows, std::size_t Dk, std::size_t Dv, causality Causal>
 void query_block(strided_rows<const float> q, std::size_t row, std::size_t t, std::size_t first,
-                 strided_rows<const float> values, const attention_args& args, attention_scratch<Lq, Lk, Dk, Dv>& s) {
-    const std::size_t visible = visible_keys<Causal>(row + Rows - 1, Lq, Lk);  // the most any row sees
+                 strided_rows<const float> values, const attention_args& args, attention_scratch<Dk, Dv>& s) {
+    const std::size_t visible = visible_keys<Causal>(row + Rows - 1, s.lq, s.lk);  // the most any row sees
     if (first >= visible) return;
     const std::size_t dv = s.dv_padded(), lanes = hn::Lanes(hn::ScalableTag<float>());
-    const std::size_t keys = std::min(kBlock<Lk>, visible - first), columns = round_up(keys, 2 * lanes);
+    const std::size_t keys = std::min(s.block, visible - first), columns = round_up(keys, 2 * lanes);
     float correction[Rows];
-    block_scores<Rows, Lq, Lk, Dk, Dv, Causal>(q, row, first, columns, args, s);
+    block_scores<Rows, Dk, Dv, Causal>(q, row, first, columns, args, s);
     for (std::size_t r = 0; r < Rows; ++r)
         correction[r] = online_softmax_step(&s.scores[r * kKeyBlock], columns, s.m[t + r], s.l[t + r]);
     float* o = &s.out[t * dv];
@@ -279,24 +285,24 @@ void query_block(strided_rows<const float> q, std::size_t row, std::size_t t, st
     if (pairs_end < dv) accumulate_values<Rows, 1>(s.scores, keys, values, dv, correction, o, pairs_end);
 }
 
-// Query rows [row_begin, row_end) of the attention output. Rows go in tiles of kQueryTile and blocks
-// of kQueryRows from row_begin: with row_begin a multiple of kQueryRows, a row's result does not
-// depend on how the rows are split among threads.
-template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causality Causal = causality::none>
+// Query rows [row_begin, row_end) of the attention output, of s.lq queries over s.lk keys. Rows go
+// in tiles of kQueryTile and blocks of kQueryRows from row_begin: with row_begin a multiple of
+// kQueryRows, a row's result does not depend on how the rows are split among threads.
+template <std::size_t Dk, std::size_t Dv, causality Causal = causality::none>
 void attend_rows(strided_rows<const float> q, strided_rows<const float> k, strided_rows<const float> v,
                  std::size_t row_begin, std::size_t row_end, strided_rows<float> out, const attention_args& args,
-                 attention_scratch<Lq, Lk, Dk, Dv>& s) {
+                 attention_scratch<Dk, Dv>& s) {
     const std::size_t dv = s.dv_padded();
     for (std::size_t tile = row_begin; tile < row_end; tile += kQueryTile) {
         const std::size_t tile_end = std::min(row_end, tile + kQueryTile), rows = tile_end - tile;
         std::fill_n(s.m, rows, -std::numeric_limits<float>::infinity());
         std::fill_n(s.l, rows, 0.0f);
         std::fill_n(s.out, rows * dv, 0.0f);
-        const std::size_t keys_end = visible_keys<Causal>(tile_end - 1, Lq, Lk);  // the most any row sees
-        for (std::size_t first = 0; first < keys_end; first += kBlock<Lk>) {
+        const std::size_t keys_end = visible_keys<Causal>(tile_end - 1, s.lq, s.lk);  // the most any row sees
+        for (std::size_t first = 0; first < keys_end; first += s.block) {
             const strided_rows<const float> values = stage_block(k, v, first, s);
             for_tiles<kQueryRows>(tile, tile_end, [&]<std::size_t Rows>(std::size_t row) {
-                query_block<Rows, Lq, Lk, Dk, Dv, Causal>(q, row, row - tile, first, values, args, s);
+                query_block<Rows, Dk, Dv, Causal>(q, row, row - tile, first, values, args, s);
             });
         }
         for (std::size_t t = 0; t < rows; ++t)
@@ -305,28 +311,29 @@ void attend_rows(strided_rows<const float> q, strided_rows<const float> k, strid
     }
 }
 
-// out [Lq, Dv] = softmax(mask(scale · q·kᵀ)) · v for q [Lq, Dk], k [Lk, Dk], v [Lk, Dv], contiguous.
-template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causality Causal = causality::none>
+// out [lq, Dv] = softmax(mask(scale · q·kᵀ)) · v for q [lq, Dk], k [lk, Dk], v [lk, Dv], contiguous,
+// the lengths the scratch's.
+template <std::size_t Dk, std::size_t Dv, causality Causal = causality::none>
 void attention(const float* q, const float* k, const float* v, float* out, const attention_args& args,
-               attention_scratch<Lq, Lk, Dk, Dv>& scratch) {
-    attend_rows<Lq, Lk, Dk, Dv, Causal>({q, Dk}, {k, Dk}, {v, Dv}, 0, Lq, {out, Dv}, args, scratch);
+               attention_scratch<Dk, Dv>& scratch) {
+    attend_rows<Dk, Dv, Causal>({q, Dk}, {k, Dk}, {v, Dv}, 0, scratch.lq, {out, Dv}, args, scratch);
 }
 
 // The need_weights path: probability rows [row_begin, row_end) of softmax(mask(scale · q·kᵀ)), written
-// to out [Lq, Lk]: the scores of each staged key block go straight to out (-inf, without a product,
+// to out [lq, lk]: the scores of each staged key block go straight to out (-inf, without a product,
 // for blocks no row of a pass may see), then each row's softmax.
-template <std::size_t Lq, std::size_t Lk, std::size_t Dk, causality Causal = causality::none>
+template <std::size_t Dk, causality Causal = causality::none>
 void probability_rows(strided_rows<const float> q, strided_rows<const float> k, std::size_t row_begin,
                       std::size_t row_end, strided_rows<float> out, const attention_args& args,
-                      attention_scratch<Lq, Lk, Dk, 0>& s) {
+                      attention_scratch<Dk, 0>& s) {
     for (std::size_t tile = row_begin; tile < row_end; tile += kQueryTile) {
         const std::size_t tile_end = std::min(row_end, tile + kQueryTile);
-        for (std::size_t first = 0; first < Lk; first += kBlock<Lk>) {
-            const std::size_t count = std::min(kBlock<Lk>, Lk - first);
-            if (first < visible_keys<Causal>(tile_end - 1, Lq, Lk)) stage_keys(k, first, s);
+        for (std::size_t first = 0; first < s.lk; first += s.block) {
+            const std::size_t count = std::min(s.block, s.lk - first);
+            if (first < visible_keys<Causal>(tile_end - 1, s.lq, s.lk)) stage_keys(k, first, s);
             for_tiles<kQueryRows>(tile, tile_end, [&]<std::size_t Rows>(std::size_t row) {
-                if (first < visible_keys<Causal>(row + Rows - 1, Lq, Lk)) {
-                    block_scores<Rows, Lq, Lk, Dk, 0, Causal>(q, row, first, kBlock<Lk>, args, s);
+                if (first < visible_keys<Causal>(row + Rows - 1, s.lq, s.lk)) {
+                    block_scores<Rows, Dk, 0, Causal>(q, row, first, s.block, args, s);
                     for (std::size_t r = 0; r < Rows; ++r)
                         std::copy_n(&s.scores[r * kKeyBlock], count, out.row(row + r) + first);
                 } else {
@@ -335,7 +342,7 @@ void probability_rows(strided_rows<const float> q, strided_rows<const float> k, 
                 }
             });
         }
-        for (std::size_t row = tile; row < tile_end; ++row) softmax<Lk>(1, out.row(row), out.row(row));
+        for (std::size_t row = tile; row < tile_end; ++row) softmax(1, s.lk, out.row(row), out.row(row));
     }
 }
 

@@ -25,16 +25,16 @@ HWY_BEFORE_NAMESPACE();
 namespace ctformer::kernels::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Σ f(i) over a row, where vector(i) gives the vector at column i and scalar(i) one lane.
-template <std::size_t N, class Vector, class Scalar>
-float row_sum(Vector vector, Scalar scalar) {
+// Σ f(i) over a row of n, where vector(i) gives the vector at column i and scalar(i) one lane.
+template <class Vector, class Scalar>
+HWY_INLINE float row_sum(std::size_t n, Vector vector, Scalar scalar) {
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d);
-    const std::size_t vector_end = N - N % lanes;
+    const std::size_t vector_end = n - n % lanes;
     auto sum = hn::Zero(d);
     for (std::size_t i = 0; i < vector_end; i += lanes) sum = hn::Add(sum, vector(i));
     float total = hn::GetLane(hn::SumOfLanes(d, sum));
-    for (std::size_t i = vector_end; i < N; ++i) total += scalar(i);
+    for (std::size_t i = vector_end; i < n; ++i) total += scalar(i);
     return total;
 }
 
@@ -68,14 +68,14 @@ void residual_layer_norm(std::size_t rows, const float* x, const float* residual
         }
         const float unit = big > kLargestUnscaled ? 1.0f / big : 1.0f;
         const auto u = hn::Set(d, unit);
-        const float mean = row_sum<N>([&](std::size_t j) { return hn::Mul(hn::LoadU(d, o + j), u); },
+        const float mean = row_sum(N, [&](std::size_t j) { return hn::Mul(hn::LoadU(d, o + j), u); },
                                       [&](std::size_t j) { return o[j] * unit; }) / N;
         if (!std::isfinite(mean)) {  // an infinity or a NaN in the row (a sum keeps either)
             std::fill_n(o, N, std::numeric_limits<float>::quiet_NaN());
             continue;
         }
         const auto m = hn::Set(d, mean);
-        const float var = row_sum<N>(
+        const float var = row_sum(N,
                               [&](std::size_t j) {
                                   const auto c = hn::Sub(hn::Mul(hn::LoadU(d, o + j), u), m);
                                   return hn::Mul(c, c);
@@ -92,30 +92,29 @@ void residual_layer_norm(std::size_t rows, const float* x, const float* residual
     }
 }
 
-// out[r] = softmax(x[r]) over N columns, for rows r.
-template <std::size_t N>
-void softmax(std::size_t rows, const float* x, float* out) {
+// out[r] = softmax(x[r]) over n columns, for rows r (the row length is a sequence's: run time).
+inline void softmax(std::size_t rows, std::size_t n, const float* x, float* out) {
     const hn::ScalableTag<float> d;
-    const std::size_t lanes = hn::Lanes(d), vector_end = N - N % lanes;
+    const std::size_t lanes = hn::Lanes(d), vector_end = n - n % lanes;
     for (std::size_t r = 0; r < rows; ++r) {
-        const float* xr = x + r * N;
-        float* o = out + r * N;
+        const float* xr = x + r * n;
+        float* o = out + r * n;
         float max = -std::numeric_limits<float>::infinity();
-        for (std::size_t i = 0; i < N; ++i) max = xr[i] > max ? xr[i] : max;
+        for (std::size_t i = 0; i < n; ++i) max = xr[i] > max ? xr[i] : max;
         if (max == -std::numeric_limits<float>::infinity()) {  // every entry masked
-            for (std::size_t i = 0; i < N; ++i) o[i] = 0.0f;
+            for (std::size_t i = 0; i < n; ++i) o[i] = 0.0f;
             continue;
         }
         const auto m = hn::Set(d, max);
         for (std::size_t i = 0; i < vector_end; i += lanes)
             hn::StoreU(exp_nonpositive(d, hn::Sub(hn::LoadU(d, xr + i), m)), d, o + i);
-        for (std::size_t i = vector_end; i < N; ++i) o[i] = std::exp(xr[i] - max);
-        const float inv = 1.0f / row_sum<N>([&](std::size_t j) { return hn::LoadU(d, o + j); },
-                                            [&](std::size_t j) { return o[j]; });
+        for (std::size_t i = vector_end; i < n; ++i) o[i] = std::exp(xr[i] - max);
+        const float inv = 1.0f / row_sum(n, [&](std::size_t j) { return hn::LoadU(d, o + j); },
+                                         [&](std::size_t j) { return o[j]; });
         const auto inv_v = hn::Set(d, inv);
         for (std::size_t i = 0; i < vector_end; i += lanes)
             hn::StoreU(hn::Mul(hn::LoadU(d, o + i), inv_v), d, o + i);
-        for (std::size_t i = vector_end; i < N; ++i) o[i] *= inv;
+        for (std::size_t i = vector_end; i < n; ++i) o[i] *= inv;
     }
 }
 

@@ -42,14 +42,14 @@ struct attention_common {
     static_assert(batch_outside_matrices<true, A, K>::value);
     static constexpr bool key_padding = op_t<A>::key_padding;
     static constexpr std::size_t lq = last(extents_of<A>, 1), lk = last(extents_of<K>, 1), dk = last(extents_of<K>);
-    using scratch_type = kt::attention_scratch<lq, lk, dk, Dv>;
+    using scratch_type = kt::attention_scratch<dk, Dv>;
 
     static const A& node(const E& e) {
         if constexpr (Merged) return child<0>(e);
         else return e;
     }
     static std::string detail(const E& e) { return op_of(node(e)).detail(); }
-    static std::size_t scratch_bytes() { return scratch_type::bytes(); }
+    static std::size_t scratch_bytes() { return scratch_type::bytes(lq, lk); }
 
     // The slots of Q and K (and V) that the head views read, then the masks': in the op's order, so
     // that read i is the op's operand i.
@@ -124,7 +124,7 @@ struct attention_common {
             const std::size_t i = item / chunks, first = item % chunks * chunk_rows;
             const kernels::attention_args args{scale, padding ? padding + i / per_sequence * lk : nullptr, attend.at(i),
                                                additive.at(i)};
-            scratch_type scratch(a.scratch[thread]);
+            scratch_type scratch(a.scratch[thread], lq, lk);
             f(i, first, std::min(lq, first + chunk_rows), scratch, args);
         });
     }
@@ -152,7 +152,7 @@ struct attention_step : attention_common<E, Merged, last(extents_of<std::conditi
         const head_view<float> out = heads_written<A, Merged>(a.out, a.extents);
         base::over_query_rows(s, a, instances, [&](std::size_t i, std::size_t first, std::size_t end,
                                                    typename base::scratch_type& scratch, const kernels::attention_args& args) {
-            kt::attend_rows<lq, lk, dk, dv, causal>(q.at(i), k.at(i), v.at(i), first, end, out.at(i), args, scratch);
+            kt::attend_rows<dk, dv, causal>(q.at(i), k.at(i), v.at(i), first, end, out.at(i), args, scratch);
         });
     }
 };
@@ -177,7 +177,7 @@ struct probabilities_step : attention_common<E, false, 0> {
         const head_view<float> out{a.out, 1, 1, instances, lq * lk, 0, lk};
         base::over_query_rows(s, a, instances, [&](std::size_t i, std::size_t first, std::size_t end,
                                                    typename base::scratch_type& scratch, const kernels::attention_args& args) {
-            kt::probability_rows<lq, lk, dk, causal>(q.at(i), k.at(i), first, end, out.at(i), args, scratch);
+            kt::probability_rows<dk, causal>(q.at(i), k.at(i), first, end, out.at(i), args, scratch);
         });
     }
 };

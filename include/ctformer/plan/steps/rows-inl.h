@@ -88,7 +88,7 @@ struct softmax_step {
 
     static void launch(const step&, const launch_args& a) {
         for_row_blocks(elements<shape_of_t<E>>(a.extents) / n, a.threads, [&](std::size_t first, std::size_t count) {
-            kt::softmax<n>(count, a.reads[0] + first * n, a.out + first * n);
+            kt::softmax(count, n, a.reads[0] + first * n, a.out + first * n);
         });
     }
 };
