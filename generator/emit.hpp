@@ -87,6 +87,7 @@ std::string emit_header(const G&, const model_info& info) {
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <ctformer/runtime/any_model.hpp>
 
@@ -107,6 +108,13 @@ public:
 
     // The tree before and after each fusion pass, and the plan, for a batch of `batch`.
     std::string explain(std::size_t batch = 1) const { return model_->explain(batch); }
+
+    // Where the time of one run of `batch` went, from what run_options::profile collected in it: each
+    // step's time, GFLOP/s, bytes moved and share of the FMA peak of `threads` cores.
+    std::string profile(const std::vector<ctformer::runtime::step_record>& records, std::size_t batch,
+                        int threads = 1) const {
+        return model_->profile(records, batch, threads);
+    }
 
     // The bytes a run of `batch` sequences takes besides its inputs and weights.
     std::size_t run_bytes(std::size_t batch, int threads = 0) const { return model_->run_bytes(batch, threads); }
@@ -174,6 +182,10 @@ public:
 )" + calls + R"(    }
 
     std::string explain(std::size_t batch) const override { return model_.explain(batch); }
+    std::string profile(const std::vector<ctformer::runtime::step_record>& records, std::size_t batch,
+                        int threads) const override {
+        return model_.profile(records, batch, threads);
+    }
     std::size_t run_bytes(std::size_t batch, int threads) const override { return model_.run_bytes(batch, threads); }
     std::string_view target() const override { return hwy::TargetName(HWY_TARGET); }
 

@@ -12,6 +12,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <ctformer/runtime/npy.hpp>
 #include <ctformer/runtime/parallel.hpp>
@@ -27,7 +28,7 @@ namespace {
 
 constexpr std::string_view usage = R"(usage:
   ctformer-run --weights W.safetensors --input X.npy --output Y.npy [--config NAME]
-               [--attention-weights A.npy] [--threads N] [--explain]
+               [--attention-weights A.npy] [--threads N] [--explain] [--profile]
   ctformer-run --explain [--config NAME]
 
   --weights F             the model's state_dict (PyTorch names; F32, F16 or BF16)
@@ -40,6 +41,7 @@ constexpr std::string_view usage = R"(usage:
   --non-strict            bind weights the model does not read without complaint (strict, the
                           default, refuses them, as PyTorch's load_state_dict does)
   --explain               print the tree before and after each fusion pass, and the plan of kernels
+  --profile               print each step's time, GFLOP/s, bytes moved and share of the FMA peak
 
 configurations (length: the longest sequence; shorter ones are padded, and the padding masked):
 )";
@@ -47,7 +49,7 @@ configurations (length: the longest sequence; shorter ones are padded, and the p
 struct arguments {
     std::string weights, input, output, attention_weights, threads;
     std::string config = "seeds-layer";
-    bool explain = false, help = false, non_strict = false;
+    bool explain = false, profile = false, help = false, non_strict = false;
 };
 
 // A mistake on the command line: printed with the usage; exit status 2.
@@ -64,6 +66,8 @@ arguments parse(std::span<char*> args) {
         const std::string arg = args[i];
         if (arg == "--explain") {
             a.explain = true;
+        } else if (arg == "--profile") {
+            a.profile = true;
         } else if (arg == "--non-strict") {
             a.non_strict = true;
         } else if (arg == "--help" || arg == "-h") {
@@ -195,7 +199,8 @@ int run_model(const arguments& a) {
     inputs.emplace("x", resized(std::move(x), {batch, c.sequence, width}));
     inputs.emplace("keys", real_positions(batch, length, c.sequence));
     ctf::host_tensor<float> y, weights;
-    ctf::runtime::run_options options{.threads = threads};
+    std::vector<ctf::runtime::step_record> records;
+    ctf::runtime::run_options options{.threads = threads, .profile = a.profile ? &records : nullptr};
     if (keep_weights) options.keep = {{std::string(run::attention_weights_name), &weights}};
     const auto start = std::chrono::steady_clock::now();
     model->run(inputs, y, options);
@@ -208,6 +213,7 @@ int run_model(const arguments& a) {
                        cropped(std::move(weights), {batch, heads, length, length}, batched));
     outputs.commit();
     if (a.explain) std::cout << model->explain(batch);
+    if (a.profile) std::cout << model->profile(records, batch, threads);
     std::cout << c.name << ": " << a.input << " " << ctf::to_string(output.dims) << " -> " << a.output << " in "
               << took.count() << " ms";
     if (length < c.sequence) std::cout << " (length " << length << ", padded to " << c.sequence << " and masked)";

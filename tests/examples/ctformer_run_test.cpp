@@ -113,10 +113,13 @@ TEST(CtformerRun, SixLayerEncoderMatchesTheReference) {
     auto graph = ctf::nn::encoder<seeds, 6>(ctf::input<"x", ctf::batch, 7, 512>());
     const ctf::tensor_map tensors = write_weights(graph, 2, "stack");  // every layer its own weights
     ctf::write_npy(in_temp("stack_x.npy"), tensors.at("x"));
-    const outcome run = ctformer_run(files("stack", "stack_x", "stack_y") + " --config encoder-6");
+    const outcome run = ctformer_run(files("stack", "stack_x", "stack_y") + " --config encoder-6 --profile");
     ASSERT_EQ(run.status, 0) << run.printed;
     test::expect_close(ctf::read_npy(in_temp("stack_y.npy")), ctf::reference::evaluate(graph, tensors), fp32_model,
                        "encoder-6");
+    // --profile: each step of the layer's body run six times, and the total against the FMA peak
+    for (const char* expected : {"== profile (", "FMA peak", "fused_attention", "      6 ", "% of the peak"})
+        EXPECT_NE(run.printed.find(expected), std::string::npos) << expected << " in\n" << run.printed;
 }
 
 TEST(CtformerRun, ExplainAlonePrintsThePlan) {

@@ -43,6 +43,10 @@ public:
     }
 
     std::string explain(std::size_t batch) const override { return model_.explain(batch); }
+    std::string profile(const std::vector<ctformer::runtime::step_record>& records, std::size_t batch,
+                        int threads) const override {
+        return model_.profile(records, batch, threads);
+    }
     std::size_t run_bytes(std::size_t batch, int threads) const override { return model_.run_bytes(batch, threads); }
     std::string_view target() const override { return hwy::TargetName(HWY_TARGET); }
 

@@ -4,7 +4,10 @@
 // plan it shows is what runs (the steps, their order, the DOT picture's data flow, the memory).
 #include <ctformer/compile.hpp>
 #include <ctformer/inspect/dot.hpp>
+#include <ctformer/inspect/profile.hpp>
 
+#include <cstdio>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -249,6 +252,56 @@ TEST(Run, KeepsAValueOfOneIterationOfARepeat) {
     evaluate(stack_of_3);
     test::expect_close(norm1, evaluate.intermediate("layers.1.norm1"), test::fp32_model, "layers.1.norm1");
     EXPECT_THROW(model.run(inputs, output, {.keep = {{"layers.3.norm1", &norm1}}}), ctf::missing_tensor);
+}
+
+// The numbers at the end of a profile row: runs, ms, GFLOP/s, MB moved, GB/s, % of the peak.
+std::vector<double> profile_numbers(const std::string& row) {
+    std::istringstream words(row);
+    std::vector<std::string> all{std::istream_iterator<std::string>(words), {}};
+    std::vector<double> numbers;
+    for (std::size_t i = all.size() - 6; i < all.size(); ++i) numbers.push_back(std::stod(all[i]));
+    return numbers;
+}
+
+// One row per step of the plan, a repeat's steps run once per iteration, the rows adding up to the
+// total; a GEMM's bytes are its input, output and packed weights; records of another plan refused.
+TEST(Profile, ShowsEveryStepWithItsTimeRateAndBytes) {
+    auto model = ctf::compile(stack_of_3);
+    const ctf::tensor_map inputs = ctf::reference::random_inputs(stack_of_3, 2);
+    model.bind(inputs);
+    std::vector<ctf::runtime::step_record> records;
+    ctf::host_tensor<float> output;
+    model.run(inputs, output, {.threads = 1, .profile = &records});
+    std::istringstream text(model.profile(records, 2));
+    std::vector<std::string> rows;
+    for (std::string row; std::getline(text, row);) rows.push_back(row);
+    const auto& steps = model.program().steps;
+    ASSERT_EQ(rows.size(), steps.size() + 3) << text.str();  // the title, the heading, the steps, the total
+    EXPECT_NE(rows[0].find("FMA peak"), std::string::npos);
+    double step_ms = 0;
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+        const std::string& row = rows[k + 2];
+        EXPECT_EQ(row.rfind(std::to_string(k) + " ", 0), 0u) << row;
+        EXPECT_NE(row.find(steps[k].kernel), std::string::npos) << row;
+        const std::vector<double> n = profile_numbers(row);
+        EXPECT_EQ(n[0], steps[k].repeat < 0 ? 1 : 3) << row;
+        EXPECT_GT(n[1], 0) << row;
+        EXPECT_GT(n[3], 0) << row;
+        step_ms += n[1];
+    }
+    double total_ms = 0;
+    ASSERT_EQ(std::sscanf(rows.back().c_str(), "total %lf ms", &total_ms), 1) << rows.back();
+    EXPECT_NEAR(total_ms, step_ms, 1e-3 * steps.size());
+    std::size_t runs = 0, qkv = steps.size();
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+        runs += steps[k].repeat < 0 ? 1 : 3;
+        if (steps[k].kernel == "gemm" && model.program().slots[steps[k].writes].extents.back() == 192) qkv = k;
+    }
+    EXPECT_EQ(records.size(), runs);
+    ASSERT_LT(qkv, steps.size());  // the Q/K/V GEMM: x [2, 37, 64] in, [2, 37, 192] out, W and bias packed
+    EXPECT_EQ(ctf::bytes_moved(model.program(), qkv, {2}), (2 * 37 * 64 + 2 * 37 * 192 + 192 * 64 + 192) * 4.0);
+    records.push_back({steps.size(), -1, 0.0});
+    EXPECT_THROW(model.profile(records, 2), ctf::error);
 }
 
 // Slots are reused once dead, and a repeat's body the same in every iteration: depth costs no memory.

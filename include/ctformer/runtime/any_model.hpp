@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "../host_tensor.hpp"
 #include "run_options.hpp"
@@ -21,6 +22,10 @@ public:
     virtual void run(const tensor_map& inputs, host_tensor<float>& output, const runtime::run_options& options) const = 0;
     // The tree before and after each fusion pass, and the plan, for a batch of `batch`.
     virtual std::string explain(std::size_t batch) const = 0;
+    // Where the time of one run of `batch` went, from the records run_options::profile collected in
+    // it: each step's time, GFLOP/s, bytes moved and share of the FMA peak of `threads` cores.
+    virtual std::string profile(const std::vector<runtime::step_record>& records, std::size_t batch,
+                                int threads) const = 0;
     // The bytes a run of `batch` sequences on `threads` threads takes besides its inputs and weights.
     virtual std::size_t run_bytes(std::size_t batch, int threads) const = 0;
     // The Highway target it runs on, e.g. "AVX2".

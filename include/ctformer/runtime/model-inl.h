@@ -20,6 +20,8 @@
 #include <hwy/highway.h>
 
 #include "../inspect/explain.hpp"
+#include "../inspect/profile.hpp"
+#include "../kernels/peak-inl.h"
 #include "../passes/pipeline.hpp"
 #include "../plan/lowering-inl.h"
 #include "run.hpp"
@@ -101,6 +103,17 @@ public:
     // The tree before and after each fusion pass, and the plan, for a batch of `batch_size`.
     std::string explain(std::size_t batch_size = 1) const {
         return ctformer::explain(*graph_, program_, {batch_size}, hwy::TargetName(HWY_TARGET));
+    }
+
+    // Where the time of one run went, from what run_options::profile collected in it: each step's
+    // time, GFLOP/s, bytes moved, and share of the FMA peak of `threads` cores (0: every hardware
+    // thread), measured on the first call.
+    //   std::vector<step_record> records;   model.run(inputs, output, {.profile = &records});
+    //   std::cout << model.profile(records, batch);
+    std::string profile(const std::vector<step_record>& records, std::size_t batch_size, int threads = 1) const {
+        static const double one_core = kernels::HWY_NAMESPACE::fma_peak_gflops();
+        return ctformer::profile_table(program_, records, {batch_size}, one_core * thread_count(threads),
+                                       hwy::TargetName(HWY_TARGET));
     }
 
     // The bytes a run of `batch_size` sequences takes besides its inputs and weights.

@@ -1,0 +1,75 @@
+// profile_table(program, records, extents, peak): where a run's time went, step by step, as oneDNN's
+// verbose mode and PyTorch's profiler show it. Each step of the plan (a repeat's body step summed
+// over its iterations) with its measured time, GFLOP/s, the bytes it moves at the least (every slot
+// it reads and its output once, its packed weights included) and their rate, and its share of the
+// FMA peak measured for the run's threads: a step far below the peak at a high GB/s is bound by
+// memory, not by FMAs. The records are what run_options::profile collected in one run.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../exceptions.hpp"
+#include "../plan/program.hpp"
+#include "../runtime/run_options.hpp"
+#include "explain.hpp"
+
+namespace ctformer {
+
+// The bytes step k reads and writes at the least in a run of `at`: each slot it reads once, its
+// output, and the weights it packed.
+inline double bytes_moved(const plan::program& p, std::size_t k, const plan::extent_values& at) {
+    const plan::step& s = p.steps[k];
+    std::vector<plan::slot_id> seen;
+    double floats = double(p.slots[s.writes].elements(at));
+    for (const plan::operand_slot& o : s.reads) {
+        if (std::find(seen.begin(), seen.end(), o.slot) != seen.end()) continue;
+        seen.push_back(o.slot);
+        floats += double(p.slots[o.slot].elements(at));
+    }
+    for (const plan::packed_use& use : s.packed)
+        for (const std::vector<int>& extents : use.part_extents) {
+            double n = 1;
+            for (int e : extents) n *= e;
+            floats += n;
+        }
+    return floats * sizeof(float);
+}
+
+inline std::string profile_table(const plan::program& p, const std::vector<runtime::step_record>& records,
+                                 const plan::extent_values& at, double peak_gflops, std::string_view target) {
+    using detail::format_row;
+    std::vector<double> seconds(p.steps.size());
+    std::vector<std::size_t> runs(p.steps.size());
+    for (const runtime::step_record& r : records) {
+        if (r.step >= p.steps.size())
+            throw error("ctformer: a profile record of step " + std::to_string(r.step) + ", of a plan of " +
+                        std::to_string(p.steps.size()) + " steps: the records are of another model");
+        seconds[r.step] += r.seconds;
+        ++runs[r.step];
+    }
+    std::string text = format_row("== profile (%.*s, B=%zu, FMA peak %.1f GFLOP/s) ==\n", int(target.size()),
+                                  target.data(), at.batch, peak_gflops);
+    text += format_row("%-3s %-32s %-16s %5s %10s %9s %10s %8s %7s\n", "#", "kernel", "shape", "runs", "ms",
+                       "GFLOP/s", "MB moved", "GB/s", "% peak");
+    double total_seconds = 0, total_flops = 0;
+    for (std::size_t k = 0; k < p.steps.size(); ++k) {
+        const plan::step& s = p.steps[k];
+        const int iterations = s.repeat < 0 ? 1 : p.repeats[s.repeat].count;
+        const double flops = s.flops(at) * iterations, bytes = bytes_moved(p, k, at) * iterations, t = seconds[k];
+        const double gflops = t > 0 ? flops / t / 1e9 : 0;
+        total_seconds += t;
+        total_flops += flops;
+        text += format_row("%-3zu %-32s %-16s %5zu %10.3f %9.1f %10.2f %8.1f %6.1f%%\n", k,
+                           ((s.repeat >= 0 ? "  " : "") + s.kernel).c_str(), p.slots[s.writes].shape_text().c_str(),
+                           runs[k], t * 1e3, gflops, bytes / 1e6, t > 0 ? bytes / t / 1e9 : 0.0,
+                           peak_gflops > 0 ? 100 * gflops / peak_gflops : 0.0);
+    }
+    const double gflops = total_seconds > 0 ? total_flops / total_seconds / 1e9 : 0;
+    return text + format_row("total %.3f ms, %.1f GFLOP/s, %.1f%% of the peak\n", total_seconds * 1e3, gflops,
+                             peak_gflops > 0 ? 100 * gflops / peak_gflops : 0.0);
+}
+
+}  // namespace ctformer
