@@ -2,5 +2,5 @@
 #include <ctformer/generator.hpp>
 
 CTFORMER_REGISTER_MODEL(s2_encoder, P) {
-    return ctf::nn::encoder_layer<P.config()>(ctf::input<"x", ctf::batch, P.seq, P.d_model>());
+    return ctf::nn::encoder_layer<P.config()>(ctf::input<"x", ctf::batch, P.length(), P.d_model>());
 }

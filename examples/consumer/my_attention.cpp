@@ -2,6 +2,6 @@
 #include <ctformer/generator.hpp>
 
 CTFORMER_REGISTER_MODEL(my_attention, P) {
-    auto x = ctf::input<"x", ctf::batch, P.seq, P.d_model>();
+    auto x = ctf::input<"x", ctf::batch, P.length(), P.d_model>();
     return ctf::gen::with_mask<P>([&](auto... mask) { return ctf::nn::multi_head_attention<P.config()>(x, mask...); });
 }

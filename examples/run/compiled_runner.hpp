@@ -19,12 +19,12 @@ public:
              const ctformer::runtime::run_options& options) const override {
         model_.run(inputs, output, options);
     }
-    std::string explain(std::size_t batch) const override { return model_.explain(batch); }
-    std::string profile(const std::vector<ctformer::runtime::step_record>& records, std::size_t batch,
+    std::string explain(const ctf::extent_values& at) const override { return model_.explain(at); }
+    std::string profile(const std::vector<ctformer::runtime::step_record>& records, const ctf::extent_values& at,
                         int threads) const override {
-        return model_.profile(records, batch, threads);
+        return model_.profile(records, at, threads);
     }
-    std::size_t run_bytes(std::size_t batch, int threads) const override { return model_.run_bytes(batch, threads); }
+    std::size_t run_bytes(const ctf::extent_values& at, int threads) const override { return model_.run_bytes(at, threads); }
     std::string_view target() const override { return hwy::TargetName(HWY_TARGET); }
 
 private:
@@ -37,14 +37,10 @@ std::unique_ptr<ctf::any_model> compiled(Graph graph) {
     return std::make_unique<compiled_runner<model_type>>(ctf::compile(std::move(graph)));
 }
 
-// The inputs every configuration reads: x [B, Sequence, d_model] and keys [B, Sequence].
-template <ctf::nn::config C, int Sequence>
+// The input every configuration reads: x [B, L, d_model], any length L up to Longest.
+template <ctf::nn::config C, int Longest>
 auto x() {
-    return ctf::input<"x", ctf::batch, Sequence, C.d_model>();
-}
-template <int Sequence>
-auto keys() {
-    return ctf::key_padding(ctf::bool_input<"keys", ctf::batch, Sequence>());
+    return ctf::input<"x", ctf::batch, ctf::upto<Longest>, C.d_model>();
 }
 
 }  // namespace run

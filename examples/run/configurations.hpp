@@ -1,5 +1,5 @@
-// The models ctformer-run knows, each compiled for the longest sequence it takes: a shorter input is
-// padded, and its padding masked as keys (a key_padding mask), so its rows are exact.
+// The models ctformer-run knows, each compiled once for any sequence length up to its longest: an
+// input runs at its own length, nothing padded.
 #pragma once
 
 #include <array>
@@ -24,8 +24,7 @@ inline constexpr ctf::nn::config bert_base{.d_model = 768, .heads = 12, .d_ff = 
 inline constexpr int seeds_sequence = 128;
 inline constexpr int bert_sequence = 512;
 
-// Each in a translation unit of its own, so they compile in parallel. Inputs "x" [B, sequence,
-// d_model] and "keys" [B, sequence] (1: a real position, 0: padding).
+// Each in a translation unit of its own, so they compile in parallel. Input "x" [B, L, d_model].
 std::unique_ptr<ctf::any_model> seeds_layer();
 std::unique_ptr<ctf::any_model> seeds_layer_with_weights();
 std::unique_ptr<ctf::any_model> seeds_encoder_6();

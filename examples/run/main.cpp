@@ -1,6 +1,6 @@
 // ctformer-run: a PyTorch encoder layer (or stack), saved with its state_dict names as .safetensors,
-// run by ctformer on an input .npy. The batch and sequence length come from the input; a sequence
-// shorter than the configuration's is padded and the padding masked, so every row is exact.
+// run by ctformer on an input .npy. The batch and sequence length come from the input: any length up
+// to the configuration's longest runs as it is, nothing padded.
 //   ctformer-run --weights layer.safetensors --input x.npy --output y.npy
 #include <algorithm>
 #include <chrono>
@@ -43,7 +43,7 @@ constexpr std::string_view usage = R"(usage:
   --explain               print the tree before and after each fusion pass, and the plan of kernels
   --profile               print each step's time, GFLOP/s, bytes moved and share of the FMA peak
 
-configurations (length: the longest sequence; shorter ones are padded, and the padding masked):
+configurations (each runs any length from 1 to its longest, as it is):
 )";
 
 struct arguments {
@@ -109,26 +109,6 @@ void print_usage(std::ostream& out) {
             << "\n";
 }
 
-// t with the dims `dims` (same rank): the leading block the two share copied, the rest zero.
-ctf::host_tensor<float> resized(ctf::host_tensor<float> t, const ctf::dims_t& dims) {
-    if (t.dims == dims) return t;
-    ctf::host_tensor<float> out(dims);
-    const std::size_t rank = dims.size(), row = std::min(t.dims.back(), dims.back());
-    ctf::dims_t common(rank - 1), index(rank - 1, 0);
-    for (std::size_t i = 0; i + 1 < rank; ++i) common[i] = std::min(t.dims[i], dims[i]);
-    if (row == 0 || ctf::element_count(common) == 0) return out;
-    for (std::size_t carry = rank - 1; carry > 0;) {
-        std::size_t from = 0, to = 0;
-        for (std::size_t i = 0; i + 1 < rank; ++i) {
-            from = from * t.dims[i] + index[i];
-            to = to * dims[i] + index[i];
-        }
-        std::copy_n(t.data.begin() + from * t.dims.back(), row, out.data.begin() + to * dims.back());
-        for (carry = rank - 1; carry > 0 && ++index[carry - 1] == common[carry - 1]; --carry) index[carry - 1] = 0;
-    }
-    return out;
-}
-
 // x as [batch, length, d_model]; throws a file_error naming the file unless it fits the configuration.
 ctf::host_tensor<float> batched_input(ctf::host_tensor<float> x, const run::configuration& c, const std::string& file) {
     const ctf::dims_t& d = x.dims;
@@ -144,29 +124,20 @@ ctf::host_tensor<float> batched_input(ctf::host_tensor<float> x, const run::conf
     return x;
 }
 
-// "keys" [batch, sequence]: 1 for the input's positions, 0 for the padding.
-ctf::host_tensor<float> real_positions(std::size_t batch, std::size_t length, std::size_t sequence) {
-    ctf::host_tensor<float> keys({batch, sequence});
-    for (std::size_t b = 0; b < batch; ++b) std::fill_n(keys.data.begin() + b * sequence, length, 1.0f);
-    return keys;
-}
-
-// t cropped to the input's length, without the batch dimension when the input had none.
-// t cropped to dims, without the batch dimension when the input had none: what is written.
-ctf::host_tensor<float> cropped(ctf::host_tensor<float> t, const ctf::dims_t& dims, bool batched) {
-    ctf::host_tensor<float> out = resized(std::move(t), dims);
-    if (!batched) out.dims.erase(out.dims.begin());
-    return out;
+// t as written: without the batch dimension when the input had none.
+ctf::host_tensor<float> as_given(ctf::host_tensor<float> t, bool batched) {
+    if (!batched) t.dims.erase(t.dims.begin());
+    return t;
 }
 
 std::string mebibytes(std::size_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
 
 // Before the weights are read and any work done: the run (its activations, scratch and output) and
 // the weights (read, then bound and packed: about three times the file) must fit what is left.
-void refuse_what_cannot_fit(const ctf::any_model& model, const arguments& a, std::size_t batch, int threads) {
+void refuse_what_cannot_fit(const ctf::any_model& model, const arguments& a, const ctf::extent_values& at, int threads) {
     std::error_code error;
     const std::size_t file = std::filesystem::is_regular_file(a.weights, error) ? std::filesystem::file_size(a.weights) : 0;
-    const std::size_t run = model.run_bytes(batch, threads), needed = run + 3 * file, available = run::available_memory();
+    const std::size_t run = model.run_bytes(at, threads), needed = run + 3 * file, available = run::available_memory();
     if (needed > available)
         throw ctf::file_error(a.input, "", "a run of this input needs about " + mebibytes(needed) + " (" + mebibytes(run) +
                                                " for the run, " + mebibytes(3 * file) + " for the weights), and " +
@@ -191,13 +162,11 @@ int run_model(const arguments& a) {
     ctf::host_tensor<float> input = ctf::read_npy(a.input);
     const bool batched = input.dims.size() == 3;
     ctf::host_tensor<float> x = batched_input(std::move(input), c, a.input);
-    const ctf::dims_t x_dims = x.dims;
-    const std::size_t batch = x.dims[0], length = x.dims[1], width = x.dims[2], heads = c.hyper.heads;
-    refuse_what_cannot_fit(*model, a, batch, threads);
+    const ctf::extent_values at{x.dims[0], {x.dims[1]}};
+    refuse_what_cannot_fit(*model, a, at, threads);
     model->bind(ctf::load_state_dict(a.weights), {.strict = !a.non_strict});
     ctf::tensor_map inputs;
-    inputs.emplace("x", resized(std::move(x), {batch, c.sequence, width}));
-    inputs.emplace("keys", real_positions(batch, length, c.sequence));
+    inputs.emplace("x", std::move(x));
     ctf::host_tensor<float> y, weights;
     std::vector<ctf::runtime::step_record> records;
     ctf::runtime::run_options options{.threads = threads, .profile = a.profile ? &records : nullptr};
@@ -206,18 +175,14 @@ int run_model(const arguments& a) {
     model->run(inputs, y, options);
     const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
 
-    const ctf::host_tensor<float> output = cropped(std::move(y), x_dims, batched);
+    const ctf::host_tensor<float> output = as_given(std::move(y), batched);
     ctf::write_npy(run::output_files::temporary(a.output), output);
-    if (keep_weights)
-        ctf::write_npy(run::output_files::temporary(a.attention_weights),
-                       cropped(std::move(weights), {batch, heads, length, length}, batched));
+    if (keep_weights) ctf::write_npy(run::output_files::temporary(a.attention_weights), as_given(std::move(weights), batched));
     outputs.commit();
-    if (a.explain) std::cout << model->explain(batch);
-    if (a.profile) std::cout << model->profile(records, batch, threads);
+    if (a.explain) std::cout << model->explain(at);
+    if (a.profile) std::cout << model->profile(records, at, threads);
     std::cout << c.name << ": " << a.input << " " << ctf::to_string(output.dims) << " -> " << a.output << " in "
-              << took.count() << " ms";
-    if (length < c.sequence) std::cout << " (length " << length << ", padded to " << c.sequence << " and masked)";
-    std::cout << "\n";
+              << took.count() << " ms\n";
     return 0;
 }
 

@@ -58,6 +58,22 @@ private:
     std::string tensor_;
 };
 
+// A run-time length outside 1 to the maximum its extent was declared with (upto<N>).
+class length_out_of_range : public shape_mismatch {
+public:
+    length_out_of_range(const std::string& tensor, const std::string& expected, const std::string& found,
+                        std::size_t length, std::size_t maximum)
+        : shape_mismatch(tensor, expected + " (a length from 1 to " + std::to_string(maximum) + ", given " +
+                                     std::to_string(length) + ")", found),
+          length_(length),
+          maximum_(maximum) {}
+    std::size_t length() const { return length_; }
+    std::size_t maximum() const { return maximum_; }
+
+private:
+    std::size_t length_, maximum_;
+};
+
 // A run option (or command-line option) outside the values it takes.
 class invalid_option : public error {
 public:

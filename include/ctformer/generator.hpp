@@ -3,7 +3,7 @@
 //   #include <ctformer/generator.hpp>
 //
 //   CTFORMER_REGISTER_MODEL(my_encoder, P) {
-//       auto x = ctf::input<"x", ctf::batch, P.seq, P.d_model>();
+//       auto x = ctf::input<"x", ctf::batch, P.length(), P.d_model>();  // any length up to P.seq
 //       return ctf::gen::with_mask<P>([&](auto... mask) { return ctf::nn::encoder<P.config(), P.layers>(x, mask...); });
 //   }
 //
@@ -23,11 +23,11 @@
 namespace ctformer::gen {
 
 // f(masks...) with the attention mask P.mask asks for: none, causal, or key padding, which reads the
-// bool input "key_padding" [B, seq] (true: attend; PyTorch's key_padding_mask is its negation).
+// bool input "key_padding" [B, L] (true: attend; PyTorch's key_padding_mask is its negation).
 template <params P, class F>
 auto with_mask(F f) {
     if constexpr (P.mask == mask_param::causal) return f(causal);
-    else if constexpr (P.mask == mask_param::key_padding) return f(key_padding(bool_input<"key_padding", batch, P.seq>()));
+    else if constexpr (P.mask == mask_param::key_padding) return f(key_padding(bool_input<"key_padding", batch, P.length()>()));
     else return f();
 }
 

@@ -15,13 +15,14 @@
 #include <vector>
 
 #include "dsl/nn/config.hpp"
+#include "shape/shape.hpp"
 
 namespace ctformer::gen {
 
 enum class mask_param { none, causal, key_padding };
 
 struct params {
-    int seq = 128;  // the sequence length (queries and keys)
+    int seq = 128;  // the longest sequence (queries and keys): inputs take any length up to it
     int d_model = 512;
     int heads = 8;
     int kv_heads = 0;  // 0: as many as heads (MHA); 1: MQA; a divisor of heads: GQA
@@ -30,6 +31,9 @@ struct params {
     bool norm_first = false;  // pre-LN, PyTorch's norm_first=True
     nn::activation activation = nn::activation::relu;
     mask_param mask = mask_param::none;
+
+    // The sequence extent to declare inputs with: any length from 1 to seq, at run time.
+    constexpr int length() const { return length_extent(seq); }
 
     constexpr nn::config config() const {
         return {.d_model = d_model,
@@ -46,7 +50,7 @@ struct param_doc {
 };
 
 inline constexpr std::array<param_doc, 9> param_docs{{
-    {"seq", "1..65536", "sequence length of queries and keys (default 128)"},
+    {"seq", "1..65536", "longest sequence of queries and keys; any length up to it runs (default 128)"},
     {"d_model", "1..65536", "model width (default 512)"},
     {"heads", "1..d_model", "attention heads; must divide d_model (default 8)"},
     {"kv_heads", "0..heads", "key/value heads: 0 = heads (MHA), 1 (MQA), a divisor of heads (GQA); default 0"},
@@ -54,7 +58,7 @@ inline constexpr std::array<param_doc, 9> param_docs{{
     {"layers", "1..64", "encoder layers (default 1)"},
     {"norm_first", "true|false", "pre-LN instead of post-LN (default false)"},
     {"activation", "relu|gelu|gelu_tanh", "feed-forward activation (default relu)"},
-    {"mask", "none|causal|key_padding", "attention mask; key_padding adds a bool input \"key_padding\" [B, seq]"},
+    {"mask", "none|causal|key_padding", "attention mask; key_padding adds a bool input \"key_padding\" [B, L]"},
 }};
 
 // A parameter given wrongly: what() is the one line ctformer-gen prints.

@@ -1,48 +1,94 @@
 // Checking a tensor the user gives against its declared shape: present, and with the declared
-// extents; the batch extent is set by the first batched tensor and must agree among the rest.
+// extents. The batch and each length variable (upto<N>) are set by the first tensor that has them
+// and must agree among the rest; a length is 1 to its maximum.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "exceptions.hpp"
 #include "shape/shape.hpp"
 #include "host_tensor.hpp"
 
 namespace ctformer {
 
-// The dims of declared extents, the batch filled in.
-inline dims_t dims_of(std::span<const int> extents, std::size_t batch_size) {
+// The dims of declared extents for a run of the given extents.
+inline dims_t dims_of(std::span<const int> extents, const extent_values& at) {
     dims_t result;
-    for (int e : extents) result.push_back(e == batch ? batch_size : static_cast<std::size_t>(e));
+    for (int e : extents) result.push_back(at.of(e));
     return result;
 }
 
 template <class Shape>
-dims_t dims_of(std::size_t batch_size) {
-    return dims_of(Shape::extents, batch_size);
+dims_t dims_of(const extent_values& at) {
+    return dims_of(Shape::extents, at);
 }
 
-// The tensor `name` of `given`, checked against `extents`; throws missing_tensor or shape_mismatch.
+// The run-time extents as the tensors checked so far set them.
+struct extents_seen {
+    std::optional<std::size_t> batch;
+    std::array<std::optional<std::size_t>, max_lengths> lengths;
+
+    // The run's extents: unseen lengths at their maxima, an unseen batch 1.
+    extent_values values() const {
+        extent_values at{batch.value_or(1)};
+        for (int v = 0; v < max_lengths; ++v) at.lengths[v] = lengths[v].value_or(0);
+        return at;
+    }
+
+    // Declared extent e given as `given`: false if it disagrees with what is set.
+    bool take(int e, std::size_t given) {
+        std::optional<std::size_t>* set = e == ctformer::batch ? &batch : is_length(e) ? &lengths[length_variable(e)] : nullptr;
+        if (!set) return given == static_cast<std::size_t>(e);
+        if (!*set) *set = given;
+        return **set == given;
+    }
+
+    // "[B,L<=512,_512] with B=2, L=10": what was expected, with the values already set.
+    std::string expected(std::span<const int> extents) const {
+        std::string known;
+        const auto add = [&](const std::string& name, const std::optional<std::size_t>& v) {
+            if (!v) return;
+            known += known.empty() ? " with " : ", ";
+            known += name;
+            known += "=" + std::to_string(*v);
+        };
+        for (std::size_t i = 0; i < extents.size(); ++i) {
+            const int e = extents[i];
+            if (std::find(extents.begin(), extents.begin() + i, e) != extents.begin() + i) continue;
+            if (e == ctformer::batch) add("B", batch);
+            if (is_length(e)) add(length_name(e), lengths[length_variable(e)]);
+        }
+        return extents_text(extents) + known;
+    }
+};
+
+// The tensor `name` of `given`, checked against `extents`; throws missing_tensor, shape_mismatch or
+// length_out_of_range.
 inline const host_tensor<float>& checked_tensor(const tensor_map& given, std::string_view name,
-                                                std::span<const int> extents, std::optional<std::size_t>& batch_size) {
+                                                std::span<const int> extents, extents_seen& seen) {
     const auto found = given.find(name);
     if (found == given.end()) throw missing_tensor(std::string(name), extents_text(extents));
     const host_tensor<float>& t = found->second;
-    const bool batched = !extents.empty() && extents[0] == batch;
-    if (batched && !batch_size && t.dims.size() == extents.size()) batch_size = t.dims[0];
-    if (t.dims.size() != extents.size() || t.dims != dims_of(extents, batch_size.value_or(0))) {
-        const std::string batch_text = batched && batch_size ? " with B=" + std::to_string(*batch_size) : "";
-        throw shape_mismatch(std::string(name), extents_text(extents) + batch_text, to_string(t.dims));
+    const std::string tensor(name);
+    if (t.dims.size() != extents.size()) throw shape_mismatch(tensor, seen.expected(extents), to_string(t.dims));
+    for (std::size_t i = 0; i < extents.size(); ++i) {
+        const std::size_t limit = maximum(extents[i]);
+        if (is_length(extents[i]) && (t.dims[i] == 0 || t.dims[i] > limit))
+            throw length_out_of_range(tensor, extents_text(extents), to_string(t.dims), t.dims[i], limit);
+        const std::string expected = seen.expected(extents);
+        if (!seen.take(extents[i], t.dims[i])) throw shape_mismatch(tensor, expected, to_string(t.dims));
     }
     return t;
 }
 
 template <class Shape>
-const host_tensor<float>& checked_tensor(const tensor_map& given, std::string_view name,
-                                         std::optional<std::size_t>& batch_size) {
-    return checked_tensor(given, name, Shape::extents, batch_size);
+const host_tensor<float>& checked_tensor(const tensor_map& given, std::string_view name, extents_seen& seen) {
+    return checked_tensor(given, name, Shape::extents, seen);
 }
 
 }  // namespace ctformer

@@ -32,22 +32,22 @@ public:
         auto run = model_.start(inputs, output, options);
         // the batch in chunks of sequences whose activations fit options.max_activation_bytes
         while (run.next_chunk()) {
-            // step 0: gemm [B,_10,_1536] x -> qkv(q_proj_weight), 15.729 MFLOP at B=1, epilogue: +bias
+            // step 0: gemm [B,L<=10,_1536] x -> qkv(q_proj_weight), 15.729 MFLOP at B=1, epilogue: +bias
             run.step(0);
-            // step 1: fused_attention (heads merged) [B,_10,_512] qkv(q_proj_weight) -> #1, 0.205 MFLOP at B=1, scale=0.125
+            // step 1: fused_attention (heads merged) [B,L<=10,_512] qkv(q_proj_weight) -> #1, 0.205 MFLOP at B=1, scale=0.125
             run.step(1);
-            // step 2: gemm [B,_10,_512] #1 -> result, 5.243 MFLOP at B=1, epilogue: +bias
+            // step 2: gemm [B,L<=10,_512] #1 -> result, 5.243 MFLOP at B=1, epilogue: +bias
             run.step(2);
         }
         run.finish();
     }
 
-    std::string explain(std::size_t batch) const override { return model_.explain(batch); }
-    std::string profile(const std::vector<ctformer::runtime::step_record>& records, std::size_t batch,
+    std::string explain(const ctformer::extent_values& at) const override { return model_.explain(at); }
+    std::string profile(const std::vector<ctformer::runtime::step_record>& records, const ctformer::extent_values& at,
                         int threads) const override {
-        return model_.profile(records, batch, threads);
+        return model_.profile(records, at, threads);
     }
-    std::size_t run_bytes(std::size_t batch, int threads) const override { return model_.run_bytes(batch, threads); }
+    std::size_t run_bytes(const ctformer::extent_values& at, int threads) const override { return model_.run_bytes(at, threads); }
     std::string_view target() const override { return hwy::TargetName(HWY_TARGET); }
 
 private:

@@ -34,31 +34,31 @@ public:
         while (run.next_chunk()) {
             // ×2 (layers.0. … layers.1.): %input = x, then the previous iteration's output
             for (int layer = 0; layer < 2; ++layer) {
-                // step 0: layer_norm [B,_16,_64] layers.{i}.input -> layers.{i}.norm1, 0.008 MFLOP at B=1, eps=1e-05
+                // step 0: layer_norm [B,L<=16,_64] layers.{i}.input -> layers.{i}.norm1, 0.008 MFLOP at B=1, eps=1e-05
                 run.step(0, layer);
-                // step 1: gemm [B,_16,_128] layers.{i}.norm1 -> layers.{i}.qkv(self_attn.q_proj_weight), 0.262 MFLOP at B=1, epilogue: +bias
+                // step 1: gemm [B,L<=16,_128] layers.{i}.norm1 -> layers.{i}.qkv(self_attn.q_proj_weight), 0.262 MFLOP at B=1, epilogue: +bias
                 run.step(1, layer);
-                // step 2: fused_attention (heads merged) [B,_16,_64] layers.{i}.qkv(self_attn.q_proj_weight) key_padding -> layers.{i}.#2, 0.066 MFLOP at B=1, scale=0.25 key_padding
+                // step 2: fused_attention (heads merged) [B,L<=16,_64] layers.{i}.qkv(self_attn.q_proj_weight) key_padding -> layers.{i}.#2, 0.066 MFLOP at B=1, scale=0.25 key_padding
                 run.step(2, layer);
-                // step 3: gemm [B,_16,_64] layers.{i}.#2 layers.{i}.input -> layers.{i}.residual1, 0.131 MFLOP at B=1, epilogue: +bias +residual
+                // step 3: gemm [B,L<=16,_64] layers.{i}.#2 layers.{i}.input -> layers.{i}.residual1, 0.131 MFLOP at B=1, epilogue: +bias +residual
                 run.step(3, layer);
-                // step 4: layer_norm [B,_16,_64] layers.{i}.residual1 -> layers.{i}.#4, 0.008 MFLOP at B=1, eps=1e-05
+                // step 4: layer_norm [B,L<=16,_64] layers.{i}.residual1 -> layers.{i}.#4, 0.008 MFLOP at B=1, eps=1e-05
                 run.step(4, layer);
-                // step 5: gemm [B,_16,_128] layers.{i}.#4 -> layers.{i}.#5, 0.262 MFLOP at B=1, epilogue: +bias gelu
+                // step 5: gemm [B,L<=16,_128] layers.{i}.#4 -> layers.{i}.#5, 0.262 MFLOP at B=1, epilogue: +bias gelu
                 run.step(5, layer);
-                // step 6: gemm [B,_16,_64] layers.{i}.#5 layers.{i}.residual1 -> layers.{i}.output, 0.262 MFLOP at B=1, epilogue: +bias +residual
+                // step 6: gemm [B,L<=16,_64] layers.{i}.#5 layers.{i}.residual1 -> layers.{i}.output, 0.262 MFLOP at B=1, epilogue: +bias +residual
                 run.step(6, layer);
             }
         }
         run.finish();
     }
 
-    std::string explain(std::size_t batch) const override { return model_.explain(batch); }
-    std::string profile(const std::vector<ctformer::runtime::step_record>& records, std::size_t batch,
+    std::string explain(const ctformer::extent_values& at) const override { return model_.explain(at); }
+    std::string profile(const std::vector<ctformer::runtime::step_record>& records, const ctformer::extent_values& at,
                         int threads) const override {
-        return model_.profile(records, batch, threads);
+        return model_.profile(records, at, threads);
     }
-    std::size_t run_bytes(std::size_t batch, int threads) const override { return model_.run_bytes(batch, threads); }
+    std::size_t run_bytes(const ctformer::extent_values& at, int threads) const override { return model_.run_bytes(at, threads); }
     std::string_view target() const override { return hwy::TargetName(HWY_TARGET); }
 
 private:

@@ -36,7 +36,7 @@ void check(std::size_t pad) {
     };
     const std::vector<float> wide_a = widen(in.at("a"), M, K), wide_b = widen(in.at("b"), K, N);
     std::vector<float> out(M * (N + pad), -12345.0f);
-    kt::matmul<M, K, N>({wide_a.data(), K + pad}, {wide_b.data(), N + pad}, {out.data(), N + pad});
+    kt::matmul(M, K, N, {wide_a.data(), K + pad}, {wide_b.data(), N + pad}, {out.data(), N + pad});
     std::vector<float> got;
     for (std::size_t i = 0; i < M; ++i) {
         got.insert(got.end(), &out[i * (N + pad)], &out[i * (N + pad)] + N);

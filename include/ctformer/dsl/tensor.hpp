@@ -1,6 +1,7 @@
-// Declaring the tensors a graph reads, by name and static shape:
+// Declaring the tensors a graph reads, by name and shape:
 //   auto x   = ctf::input<"x", ctf::batch, 10, 512>();      // fp32, run-time batch first
-//   auto w   = ctf::weight<"W_q.weight", 512, 512>();       // fp32, never batched
+//   auto s   = ctf::input<"s", ctf::batch, ctf::upto<512>, 768>();  // any length L from 1 to 512
+//   auto w   = ctf::weight<"W_q.weight", 512, 512>();       // fp32, static extents only
 //   auto pad = ctf::bool_input<"pad", ctf::batch, 10>();    // booleans: true means attend
 #pragma once
 
@@ -17,7 +18,9 @@ using declaration_error = first_failure_t<
     check<batch_only_leads(shape<Extents...>::extents),
           CTF_BATCH_EXTENT_MUST_COME_FIRST<shape_is<shape<Extents...>>>>,
     check<Role != role::weight || !shape<Extents...>::batched,
-          CTF_WEIGHTS_HAVE_NO_BATCH_EXTENT<shape_is<shape<Extents...>>>>>;
+          CTF_WEIGHTS_HAVE_NO_BATCH_EXTENT<shape_is<shape<Extents...>>>>,
+    check<Role != role::weight || !has_length(shape<Extents...>::extents),
+          CTF_WEIGHTS_HAVE_NO_RUN_TIME_LENGTH<shape_is<shape<Extents...>>>>>;
 
 template <fixed_string Name, role Role, dtype Dtype, int... Extents>
 constexpr auto declare() {

@@ -59,11 +59,11 @@ inline std::string reads_text(const plan::program& p, const plan::step& s,
 
 // What a run of that batch needs besides its inputs and weights (run_options' default chunking).
 inline std::string memory_text(const plan::program& p, const plan::extent_values& at) {
-    const plan::run_memory m = plan::memory_of_run(p, at.batch, runtime::run_options{}.max_activation_bytes);
+    const plan::run_memory m = plan::memory_of_run(p, at, runtime::run_options{}.max_activation_bytes);
     const std::string chunks = m.chunk < at.batch ? ", in chunks of " + std::to_string(m.chunk) + " sequences" : "";
-    return detail::format_row("activations %s for B=%zu (value slots reused once dead%s); scratch %zu KiB per thread; "
+    return detail::format_row("activations %s for %s (value slots reused once dead%s); scratch %zu KiB per thread; "
                               "output %s\n",
-                              detail::mebibytes(m.activations).c_str(), at.batch, chunks.c_str(),
+                              detail::mebibytes(m.activations).c_str(), p.extents_text(at).c_str(), chunks.c_str(),
                               (m.scratch_per_thread + 1023) / 1024, detail::mebibytes(m.output).c_str());
 }
 
@@ -87,7 +87,7 @@ inline std::string plan_table(const plan::program& p, const plan::extent_values&
             text += "    (end of " + p.repeats[s.repeat].label() + "; the last iteration's output is " +
                     p.display_name(p.repeats[s.repeat].value) + ")\n";
     }
-    return text + format_row("total %.3f MFLOP for B=%zu\n", p.flops(at) / 1e6, at.batch) + memory_text(p, at);
+    return text + format_row("total %.3f MFLOP for %s\n", p.flops(at) / 1e6, p.extents_text(at).c_str()) + memory_text(p, at);
 }
 
 

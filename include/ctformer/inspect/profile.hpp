@@ -50,8 +50,8 @@ inline std::string profile_table(const plan::program& p, const std::vector<runti
         seconds[r.step] += r.seconds;
         ++runs[r.step];
     }
-    std::string text = format_row("== profile (%.*s, B=%zu, FMA peak %.1f GFLOP/s) ==\n", int(target.size()),
-                                  target.data(), at.batch, peak_gflops);
+    std::string text = format_row("== profile (%.*s, %s, FMA peak %.1f GFLOP/s) ==\n", int(target.size()),
+                                  target.data(), p.extents_text(at).c_str(), peak_gflops);
     text += format_row("%-3s %-32s %-16s %5s %10s %9s %10s %8s %7s\n", "#", "kernel", "shape", "runs", "ms",
                        "GFLOP/s", "MB moved", "GB/s", "% peak");
     double total_seconds = 0, total_flops = 0;

@@ -80,10 +80,10 @@ inline allocation allocate(const program& p, const extent_values& at) {
     return a;
 }
 
-// How many sequences a chunk of a batch takes for its activations to stay within `limit` bytes
-// (every step treats a batch's sequences apart, so a large batch runs in chunks).
-inline std::size_t chunk_sequences(const program& p, std::size_t batch, std::size_t limit) {
-    const std::size_t per_sequence = allocate(p, {1}).bytes();
+// How many sequences of a batch of `at` a chunk takes for its activations to stay within `limit`
+// bytes (every step treats a batch's sequences apart, so a large batch runs in chunks).
+inline std::size_t chunk_sequences(const program& p, const extent_values& at, std::size_t limit) {
+    const std::size_t batch = at.batch, per_sequence = allocate(p, at.with_batch(1)).bytes();
     return std::clamp<std::size_t>(per_sequence ? limit / per_sequence : batch, 1, std::max<std::size_t>(batch, 1));
 }
 
@@ -94,12 +94,12 @@ struct run_memory {
     std::size_t total(int threads) const { return activations + scratch_per_thread * threads + output; }
 };
 
-inline run_memory memory_of_run(const program& p, std::size_t batch, std::size_t max_activation_bytes) {
+inline run_memory memory_of_run(const program& p, const extent_values& at, std::size_t max_activation_bytes) {
     run_memory m;
-    m.chunk = chunk_sequences(p, batch, max_activation_bytes);
-    m.activations = allocate(p, {std::min(batch, m.chunk)}).bytes();
+    m.chunk = chunk_sequences(p, at, max_activation_bytes);
+    m.activations = allocate(p, at.with_batch(std::min(at.batch, m.chunk))).bytes();
     m.scratch_per_thread = p.scratch_bytes();
-    m.output = p.slots[p.result].elements({batch}) * sizeof(float);
+    m.output = p.slots[p.result].elements(at) * sizeof(float);
     return m;
 }
 

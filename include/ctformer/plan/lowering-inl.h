@@ -190,7 +190,7 @@ private:
     template <class Table, class Shape>
     static const float* constant_table() {
         static const std::vector<float> table = [] {
-            constexpr int rows = Shape::extents[0], cols = Shape::extents[1];
+            constexpr int rows = maximum(Shape::extents[0]), cols = Shape::extents[1];  // a length's maximum
             std::vector<float> values(rows * cols);
             for (int r = 0; r < rows; ++r)
                 for (int c = 0; c < cols; ++c) values[r * cols + c] = static_cast<float>(Table::at(r, c, cols));

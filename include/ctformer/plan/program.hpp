@@ -26,10 +26,7 @@ namespace ctformer::plan {
 using slot_id = std::size_t;
 inline constexpr slot_id no_slot = static_cast<slot_id>(-1);
 
-// The run-time extents a run fills in: the batch (and, later, sequence lengths).
-struct extent_values {
-    std::size_t batch = 1;
-};
+using ctformer::extent_values;  // the run-time batch and lengths (shape/shape.hpp)
 
 enum class slot_kind {
     input,     // given by name in run()'s inputs
@@ -43,16 +40,12 @@ enum class slot_kind {
 struct slot {
     std::string name;          // a binding's or tensor's name (relative to its repeat), or "#k" for step k's
     slot_kind kind = slot_kind::value;
-    std::vector<int> extents;  // static extents; batch is -1
+    std::vector<int> extents;  // declared extents: static, the batch (-1) or a length (upto<N>)
     int repeat = -1;           // the repeat whose body it belongs to, or -1
     const float* constant = nullptr;  // a constant's values
 
-    std::size_t elements(const extent_values& at) const {
-        std::size_t n = 1;
-        for (int e : extents) n *= e == batch ? at.batch : static_cast<std::size_t>(e);
-        return n;
-    }
-    std::string shape_text() const { return extents_text(extents); }  // "[B,_10,_512]"
+    std::size_t elements(const extent_values& at) const { return at.elements(extents); }
+    std::string shape_text() const { return extents_text(extents); }  // "[B,_10,_512]", "[B,L<=512,_512]"
 };
 
 // A weight a step packs at bind time (a GEMM's W or bias): one tensor, or several stacked along
@@ -142,6 +135,21 @@ struct program {
         std::size_t most = 0;
         for (const step& s : steps) most = std::max(most, s.scratch_bytes);
         return most;
+    }
+
+    // "B=2", "B=2, L=10": the batch and the lengths of the variables the program declares.
+    std::string extents_text(const extent_values& at) const {
+        std::vector<int> shown;
+        std::string text = "B=" + std::to_string(at.batch);
+        for (const slot& v : slots)
+            for (int e : v.extents)
+                if (is_length(e) && std::find(shown.begin(), shown.end(), length_variable(e)) == shown.end()) {
+                    shown.push_back(length_variable(e));
+                    text += ", ";
+                    text += length_name(e);
+                    text += "=" + std::to_string(at.of(e));
+                }
+        return text;
     }
 
     // A slot's name as a reader sees it: "layers.{i}.norm1" for a slot of a repeat body.

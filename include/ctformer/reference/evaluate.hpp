@@ -1,6 +1,6 @@
 // The reference evaluator: a Boost.YAP transform that computes any expression in double precision,
 // one operation at a time, with the formulas of ops.hpp. Inputs and weights come by name; the batch
-// extent is read from the batched inputs (and must agree among them); each bound intermediate is
+// and the lengths are read from the inputs (and must agree among them); each bound intermediate is
 // computed once. A repeat runs its body once per iteration, with that iteration's weights; the
 // body's intermediates are kept under their full names ("layers.3.norm1").
 //
@@ -43,9 +43,9 @@ public:
     }
 
 private:
-    // A repeat's iteration: the same inputs and batch, weights under `weight_prefix`.
+    // A repeat's iteration: the same inputs, batch and lengths, weights under `weight_prefix`.
     evaluator(const evaluator& outer, std::string weight_prefix)
-        : inputs_(outer.inputs_), batch_(outer.batch_), weight_prefix_(std::move(weight_prefix)), outer_(&outer) {}
+        : inputs_(outer.inputs_), seen_(outer.seen_), weight_prefix_(std::move(weight_prefix)), outer_(&outer) {}
 
     // A bound value: of this scope, or of the graph around a repeat's body.
     const value& bound_value(std::string_view name) const {
@@ -91,15 +91,16 @@ private:
 
         template <class Table, int Rows, int Cols>
         value operator()(terminal_tag, const constant<Table, shape<Rows, Cols>>&) const {
-            value table({Rows, Cols});
-            for (int r = 0; r < Rows; ++r)
-                for (int c = 0; c < Cols; ++c) table[r * Cols + c] = Table::at(r, c, Cols);
+            const std::size_t rows = self.seen_.values().of(Rows);  // a length's rows: this run's
+            value table({rows, std::size_t(Cols)});
+            for (std::size_t r = 0; r < rows; ++r)
+                for (int c = 0; c < Cols; ++c) table[r * Cols + c] = Table::at(static_cast<int>(r), c, Cols);
             return table;
         }
 
         template <class Op, class Shape, class... Children>
         value operator()(call_tag, const node<Op, Shape>& n, const Children&... children) const {
-            // Operands first, left to right: they set the batch extent the result's dims need.
+            // Operands first, left to right: they set the run-time extents the result's dims need.
             std::tuple<decltype(operand(children))...> operands{operand(children)...};
             const auto apply_op = [&](const auto&... v) { return apply(n.op, self.dims<Shape>(), v...); };
             return std::apply(apply_op, operands);
@@ -115,17 +116,17 @@ private:
 
     template <class Shape>
     dims_t dims() const {
-        return dims_of<Shape>(Shape::batched ? batch_.value() : 0);
+        return dims_of<Shape>(seen_.values());
     }
 
     template <class Shape>
     value read(std::string_view name) {
-        const host_tensor<float>& given = checked_tensor<Shape>(inputs_, name, batch_);
+        const host_tensor<float>& given = checked_tensor<Shape>(inputs_, name, seen_);
         return value(given.dims, {given.data.begin(), given.data.end()});
     }
 
     const tensor_map& inputs_;
-    std::optional<std::size_t> batch_;
+    extents_seen seen_;  // the batch and lengths, as the inputs read so far set them
     std::string weight_prefix_;  // "layers.3." inside iteration 3 of a repeat
     const evaluator* outer_ = nullptr;
     std::map<std::string, value, std::less<>> bound_;

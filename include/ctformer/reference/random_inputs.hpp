@@ -6,19 +6,19 @@
 #include <random>
 
 #include "../dsl/repeat.hpp"
-#include "../host_tensor.hpp"
+#include "../tensor_check.hpp"
 
 namespace ctformer::reference {
 
-// Every tensor the graph reads, a repeat's weights once per iteration ("layers.3.linear1.weight").
+// Every tensor the graph reads, a repeat's weights once per iteration ("layers.3.linear1.weight"),
+// at the run-time extents `at` (a batch; lengths, 0 for their maxima).
 template <operand E>
-tensor_map random_inputs(const E& e, std::size_t batch_size, unsigned seed = 1) {
+tensor_map random_inputs(const E& e, const extent_values& at, unsigned seed = 1) {
     tensor_map tensors;
     std::mt19937 rng(seed);
     for_each_tensor(e, [&]<class Leaf>(const std::string& name) {
         using shape = typename Leaf::shape;
-        dims_t dims;
-        for (int x : shape::extents) dims.push_back(x == batch ? batch_size : static_cast<std::size_t>(x));
+        const dims_t dims = dims_of<shape>(at);
         const double bound = Leaf::tensor_role == role::weight ? 1.0 / std::sqrt(double(dims.back())) : 1.0;
         std::uniform_real_distribution<float> uniform(-bound, bound);
         host_tensor<float> t(dims);
@@ -26,6 +26,11 @@ tensor_map random_inputs(const E& e, std::size_t batch_size, unsigned seed = 1) 
         tensors.insert_or_assign(name, std::move(t));
     });
     return tensors;
+}
+
+template <operand E>
+tensor_map random_inputs(const E& e, std::size_t batch_size, unsigned seed = 1) {
+    return random_inputs(e, extent_values{batch_size}, seed);
 }
 
 }  // namespace ctformer::reference

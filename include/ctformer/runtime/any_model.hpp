@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../host_tensor.hpp"
+#include "../shape/shape.hpp"
 #include "run_options.hpp"
 
 namespace ctformer {
@@ -20,14 +21,14 @@ public:
     virtual void bind(const tensor_map& weights, const runtime::bind_options& options) = 0;
     // The inputs by name; output takes the result's shape (or must already have it).
     virtual void run(const tensor_map& inputs, host_tensor<float>& output, const runtime::run_options& options) const = 0;
-    // The tree before and after each fusion pass, and the plan, for a batch of `batch`.
-    virtual std::string explain(std::size_t batch) const = 0;
-    // Where the time of one run of `batch` went, from the records run_options::profile collected in
+    // The tree before and after each fusion pass, and the plan, for a run of `at` (a batch, lengths).
+    virtual std::string explain(const extent_values& at) const = 0;
+    // Where the time of one run of `at` went, from the records run_options::profile collected in
     // it: each step's time, GFLOP/s, bytes moved and share of the FMA peak of `threads` cores.
-    virtual std::string profile(const std::vector<runtime::step_record>& records, std::size_t batch,
+    virtual std::string profile(const std::vector<runtime::step_record>& records, const extent_values& at,
                                 int threads) const = 0;
-    // The bytes a run of `batch` sequences on `threads` threads takes besides its inputs and weights.
-    virtual std::size_t run_bytes(std::size_t batch, int threads) const = 0;
+    // The bytes a run of `at` on `threads` threads takes besides its inputs and weights.
+    virtual std::size_t run_bytes(const extent_values& at, int threads) const = 0;
     // The Highway target it runs on, e.g. "AVX2".
     virtual std::string_view target() const = 0;
 };

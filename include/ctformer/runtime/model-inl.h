@@ -100,25 +100,26 @@ public:
         run(tensor_map{{std::string(first_input(leaves_t<Graph>{})), input}}, output, options);
     }
 
-    // The tree before and after each fusion pass, and the plan, for a batch of `batch_size`.
-    std::string explain(std::size_t batch_size = 1) const {
-        return ctformer::explain(*graph_, program_, {batch_size}, hwy::TargetName(HWY_TARGET));
+    // The tree before and after each fusion pass, and the plan, for a run of `at` (a batch, and
+    // lengths: {4, {10}} is B=4, L=10; the lengths' maxima when not given).
+    std::string explain(const extent_values& at = {}) const {
+        return ctformer::explain(*graph_, program_, at, hwy::TargetName(HWY_TARGET));
     }
 
     // Where the time of one run went, from what run_options::profile collected in it: each step's
     // time, GFLOP/s, bytes moved, and share of the FMA peak of `threads` cores (0: every hardware
     // thread), measured on the first call.
     //   std::vector<step_record> records;   model.run(inputs, output, {.profile = &records});
-    //   std::cout << model.profile(records, batch);
-    std::string profile(const std::vector<step_record>& records, std::size_t batch_size, int threads = 1) const {
+    //   std::cout << model.profile(records, batch);      // or {batch, {length}}: the run's extents
+    std::string profile(const std::vector<step_record>& records, const extent_values& at, int threads = 1) const {
         static const double one_core = kernels::HWY_NAMESPACE::fma_peak_gflops();
-        return ctformer::profile_table(program_, records, {batch_size}, one_core * thread_count(threads),
+        return ctformer::profile_table(program_, records, at, one_core * thread_count(threads),
                                        hwy::TargetName(HWY_TARGET));
     }
 
-    // The bytes a run of `batch_size` sequences takes besides its inputs and weights.
-    std::size_t run_bytes(std::size_t batch_size, int threads, const run_options& options = {}) const {
-        return plan::memory_of_run(program_, batch_size, options.max_activation_bytes).total(thread_count(threads));
+    // The bytes a run of `at` (a batch of sequences, and lengths) takes besides its inputs and weights.
+    std::size_t run_bytes(const extent_values& at, int threads, const run_options& options = {}) const {
+        return plan::memory_of_run(program_, at, options.max_activation_bytes).total(thread_count(threads));
     }
 
     const Graph& graph() const { return *graph_; }

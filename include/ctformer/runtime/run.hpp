@@ -36,12 +36,13 @@ public:
                 const run_options& options, workspace& ws)
         : p_(p), weights_(weights), options_(options), threads_(thread_count(options.threads)) {
         if (!weights.bound() && has_weights()) throw error("ctformer: run() before bind(): the model's weights are not given yet");
-        batch_ = checked_inputs(inputs);
-        const dims_t expected = dims_of(p.slots[p.result].extents, batch_);
+        whole_ = checked_inputs(inputs);
+        batch_ = whole_.batch;
+        const dims_t expected = dims_of(p.slots[p.result].extents, whole_);
         if (output.dims.empty()) output = host_tensor<float>(expected);
         if (output.dims != expected) throw shape_mismatch("output", to_string(expected), to_string(output.dims));
-        chunk_ = plan::chunk_sequences(p, batch_, options.max_activation_bytes);
-        arena_ = ws.arena(p, {chunk_});
+        chunk_ = plan::chunk_sequences(p, whole_, options.max_activation_bytes);
+        arena_ = ws.arena(p, whole_.with_batch(chunk_));
         offsets_ = &ws.layout().offset;
         scratch_ = ws.scratch(p.scratch_bytes(), threads_);
         outside_.assign(p.slots.size(), nullptr);
@@ -57,12 +58,12 @@ public:
     // The next chunk of the batch's sequences, its slots resolved; false when every one has run.
     bool next_chunk() {
         if (first_ >= batch_) return false;
-        at_.batch = std::min(chunk_, batch_ - first_);
+        at_ = whole_.with_batch(std::min(chunk_, batch_ - first_));
         where_.assign(p_.slots.size(), nullptr);
         for (plan::slot_id s = 0; s < p_.slots.size(); ++s) {
             const plan::slot& v = p_.slots[s];
             if (v.kind == plan::slot_kind::value) where_[s] = arena_ + (*offsets_)[s];
-            else if (outside_[s]) where_[s] = outside_[s] + (batched(v) ? first_ * v.elements({1}) : 0);
+            else if (outside_[s]) where_[s] = outside_[s] + (batched(v) ? first_ * v.elements(whole_.with_batch(1)) : 0);
         }
         chunk_first_ = first_;
         first_ += at_.batch;
@@ -109,9 +110,9 @@ private:
 
     // The value of slot v for this chunk, written into its place in the whole batch's tensor.
     void keep(const plan::slot& v, const float* data, host_tensor<float>& into) const {
-        const dims_t whole = dims_of(v.extents, batch_);
+        const dims_t whole = dims_of(v.extents, whole_);
         if (into.dims != whole) into = host_tensor<float>(whole);
-        const std::size_t offset = batched(v) ? chunk_first_ * v.elements({1}) : 0;
+        const std::size_t offset = batched(v) ? chunk_first_ * v.elements(whole_.with_batch(1)) : 0;
         std::copy_n(data, v.elements(at_), into.data.begin() + offset);
     }
 
@@ -120,12 +121,12 @@ private:
                std::any_of(p_.steps.begin(), p_.steps.end(), [](const plan::step& s) { return !s.packed.empty(); });
     }
 
-    // Every input present and of its declared shape; the batch they agree on.
-    std::size_t checked_inputs(const tensor_map& inputs) const {
-        std::optional<std::size_t> batch_size;
+    // Every input present and of its declared shape; the batch and lengths they agree on.
+    plan::extent_values checked_inputs(const tensor_map& inputs) const {
+        extents_seen seen;
         for (const plan::slot& s : p_.slots)
-            if (s.kind == plan::slot_kind::input) checked_tensor(inputs, s.name, s.extents, batch_size);
-        return batch_size.value_or(1);
+            if (s.kind == plan::slot_kind::input) checked_tensor(inputs, s.name, s.extents, seen);
+        return seen.values();
     }
 
     const float* memory(plan::slot_id s, int iteration) const {
@@ -171,6 +172,7 @@ private:
     const bound_weights& weights_;
     const run_options& options_;
     int threads_;
+    plan::extent_values whole_;                   // the whole batch's extents
     std::size_t batch_ = 0, chunk_ = 0;           // the whole batch, and the most sequences a chunk takes
     std::size_t first_ = 0, chunk_first_ = 0, chunks_run_ = 0;
     plan::extent_values at_;                      // this chunk's

@@ -91,8 +91,8 @@ private:
     }
 
     static const host_tensor<float>& checked(const tensor_map& given, const std::string& name, const std::vector<int>& extents) {
-        std::optional<std::size_t> no_batch;
-        return checked_tensor(given, name, extents, no_batch);
+        extents_seen none;  // weights have static extents
+        return checked_tensor(given, name, extents, none);
     }
 
     // Step k's W (its parts stacked along the first axis) and bias, for iteration i, packed.

@@ -1,6 +1,6 @@
 // The memory one run works in: one arena for the activations (the plan's allocation places every
 // value slot in it, reusing dead ones) and a scratch block per thread, kept for the next run, so a
-// model allocates only on its first run or when the batch grows. A run owns its workspace;
+// model allocates only on its first run or when the batch (or a length) grows. A run owns its workspace;
 // concurrent runs use separate ones. A failed allocation throws out_of_memory.
 #pragma once
 
@@ -19,9 +19,9 @@ namespace ctformer::runtime {
 
 class workspace {
 public:
-    // The arena laid out for `at`: the allocation (computed once per batch) and its memory.
+    // The arena laid out for `at`: the allocation (computed once per batch and lengths) and its memory.
     float* arena(const plan::program& p, const plan::extent_values& at) {
-        if (!layout_ || layout_->first.batch != at.batch) layout_.emplace(at, plan::allocate(p, at));
+        if (!layout_ || layout_->first != at) layout_.emplace(at, plan::allocate(p, at));
         grow(arena_, arena_floats_, layout_->second.floats, "the activations");
         return arena_.get();
     }

@@ -4,7 +4,8 @@
 // first error is at the user's own line and reads, for example:
 //   error: invalid use of incomplete type 'struct ctformer::CTF_MATMUL_INNER_EXTENTS_DIFFER<
 //          ctformer::lhs_is<ctformer::shape<10, 512> >, ctformer::rhs_is<ctformer::shape<256, 64> > >'
-// In shapes, -1 is the run-time batch extent (printed as B elsewhere).
+// In shapes, -1 is the run-time batch extent (printed as B elsewhere), -1000512 a run-time length
+// of at most 512 (upto<512>, printed L<=512), -2000128 one of a second length variable (upto<128, 1>).
 #pragma once
 
 #include "fixed_string.hpp"
@@ -42,6 +43,7 @@ template <fixed_string Flags> struct pass_flags {};
 template <class Shape> struct CTF_BATCH_EXTENT_MUST_COME_FIRST;
 template <class Shape> struct CTF_EXTENTS_MUST_BE_POSITIVE;
 template <class Shape> struct CTF_WEIGHTS_HAVE_NO_BATCH_EXTENT;
+template <class Shape> struct CTF_WEIGHTS_HAVE_NO_RUN_TIME_LENGTH;
 template <class Name, class First, class Second> struct CTF_TENSOR_NAME_DECLARED_WITH_TWO_SHAPES;
 template <class Name, class First, class Second> struct CTF_TENSOR_NAME_DECLARED_TWICE;
 

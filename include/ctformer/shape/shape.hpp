@@ -1,4 +1,5 @@
-// Shapes are types: shape<batch, 10, 512> is a [B,10,512] tensor whose batch B is known at run time.
+// Shapes are types: shape<batch, 10, 512> is a [B,10,512] tensor whose batch B is known at run time;
+// shape<batch, upto<512>, 768> a [B,L,768] tensor whose length L, at most 512, is known at run time too.
 // The algebra below works on std::array<int, N> in constexpr functions and turns the result back
 // into a shape type with shape_from_t.
 #pragma once
@@ -11,8 +12,25 @@
 
 namespace ctformer {
 
-// The one run-time extent: the batch, allowed only as the leading extent. Diagnostics show it as -1.
+// The run-time batch, allowed only as the leading extent. Diagnostics show it as -1.
 inline constexpr int batch = -1;
+
+// A run-time length of at most Max: upto<512> is a length variable (Var 0, printed L) that every
+// extent declared upto<512> shares; upto<128, 1> a second one (L1), e.g. cross-attention's memory.
+// Encoded as -(Var + 1)·10⁶ - Max: diagnostics show upto<512> as -1000512, upto<128, 1> as -2000128.
+inline constexpr int max_lengths = 4;
+inline constexpr int length_code = 1'000'000;
+
+constexpr int length_extent(int max, int var = 0) { return -(var + 1) * length_code - max; }
+
+template <int Max, int Var = 0>
+    requires(Max > 0 && Max < length_code && Var >= 0 && Var < max_lengths)
+inline constexpr int upto = length_extent(Max, Var);
+
+constexpr bool is_length(int e) { return e <= -length_code; }
+constexpr int length_variable(int e) { return -e / length_code - 1; }
+// The largest value an extent takes: a length's maximum, a static extent itself.
+constexpr int maximum(int e) { return is_length(e) ? -e % length_code : e; }
 
 template <int... Extents>
 struct shape {
@@ -104,17 +122,40 @@ constexpr bool batch_only_leads(const extents_t<N>& e) {
 template <std::size_t N>
 constexpr bool all_positive_or_batch(const extents_t<N>& e) {
     for (int x : e)
-        if (x <= 0 && x != batch) return false;
+        if (x <= 0 && x != batch && !is_length(x)) return false;
     return true;
 }
 
-// "[B,_10,_512]": static extents carry a leading underscore, the run-time batch is B.
+template <std::size_t N>
+constexpr bool has_length(const extents_t<N>& e) {
+    for (int x : e)
+        if (is_length(x)) return true;
+    return false;
+}
+
+// "L", "L1": a length variable's name; "L<=512", "L1<=128": with its maximum (ASCII, so tables align).
+inline std::string length_name(int e) {
+    std::string name = "L";
+    if (const int var = length_variable(e)) name += std::to_string(var);
+    return name;
+}
+inline std::string length_text(int e) {
+    std::string text = length_name(e);
+    text += "<=";
+    text += std::to_string(maximum(e));
+    return text;
+}
+
+// "[B,_10,_512]", "[B,L<=512,_512]": static extents carry a leading underscore, the run-time batch is
+// B, a run-time length its variable and maximum.
 inline std::string extents_text(std::span<const int> extents) {
     std::string text = "[";
     for (std::size_t i = 0; i < extents.size(); ++i) {
         if (i) text += ',';
         if (extents[i] == batch) {
             text += 'B';
+        } else if (is_length(extents[i])) {
+            text += length_text(extents[i]);
         } else {
             text += '_';
             text += std::to_string(extents[i]);
@@ -127,5 +168,31 @@ template <shape_type S>
 std::string to_string() {
     return extents_text(S::extents);
 }
+
+// The run-time extents of one run: the batch and each length variable (0: the variable's maximum,
+// which is what sizes the plan's memory and what a step's FLOPs are counted at by default). A
+// number alone is a batch: explain(4) is a batch of 4 at the maxima.
+struct extent_values {
+    std::size_t batch = 1;
+    std::array<std::size_t, max_lengths> lengths{};
+
+    extent_values(std::size_t b = 1, std::array<std::size_t, max_lengths> l = {}) : batch(b), lengths(l) {}
+
+    // The value of declared extent e in this run.
+    std::size_t of(int e) const {
+        if (e == ctformer::batch) return batch;
+        if (!is_length(e)) return static_cast<std::size_t>(e);
+        const std::size_t length = lengths[length_variable(e)];
+        return length ? length : static_cast<std::size_t>(maximum(e));
+    }
+    std::size_t elements(std::span<const int> extents) const {
+        std::size_t n = 1;
+        for (int e : extents) n *= of(e);
+        return n;
+    }
+    // The same lengths, another batch.
+    extent_values with_batch(std::size_t b) const { return {b, lengths}; }
+    bool operator==(const extent_values&) const = default;
+};
 
 }  // namespace ctformer

@@ -41,15 +41,19 @@ struct attention_common {
     using K = operand_t<A, operand_role::key>;
     static_assert(batch_outside_matrices<true, A, K>::value);
     static constexpr bool key_padding = op_t<A>::key_padding;
-    static constexpr std::size_t lq = last(extents_of<A>, 1), lk = last(extents_of<K>, 1), dk = last(extents_of<K>);
+    static constexpr std::size_t dk = last(extents_of<K>);
     using scratch_type = kt::attention_scratch<dk, Dv>;
+
+    // The lengths of queries and keys in this run (at most their declared maxima).
+    static std::size_t lq(const extent_values& at) { return extent<A>(at, 1); }
+    static std::size_t lk(const extent_values& at) { return extent<K>(at, 1); }
 
     static const A& node(const E& e) {
         if constexpr (Merged) return child<0>(e);
         else return e;
     }
     static std::string detail(const E& e) { return op_of(node(e)).detail(); }
-    static std::size_t scratch_bytes() { return scratch_type::bytes(lq, lk); }
+    static std::size_t scratch_bytes() { return scratch_type::bytes(lq({}), lk({})); }  // at the maxima
 
     // The slots of Q and K (and V) that the head views read, then the masks': in the op's order, so
     // that read i is the op's operand i.
@@ -87,10 +91,10 @@ struct attention_common {
         if constexpr (!has_operand_role<A, R>) {
             return {};
         } else {
-            dims_t scores = dims_of<shape_of_t<A>>(args.extents.batch);
-            scores.back() = lk;
+            dims_t scores = dims_of<shape_of_t<A>>(args.extents);
+            scores.back() = lk(args.extents);
             const std::vector<std::size_t> strides =
-                broadcast_strides(dims_of<shape_of_t<operand_t<A, R>>>(args.extents.batch), scores, batch_first);
+                broadcast_strides(dims_of<shape_of_t<operand_t<A, R>>>(args.extents), scores, batch_first);
             return {args.reads[operand_index<op_t<A>, R>()], dims_t(scores.begin(), scores.end() - 2), strides};
         }
     }
@@ -116,16 +120,17 @@ struct attention_common {
         std::size_t per_sequence = instances;  // instances that share one sequence's mask row
         if constexpr (key_padding)
             if (shape_of_t<operand_t<A, operand_role::key_padding>>::batched) per_sequence = instances / a.extents.batch;
+        const std::size_t q_len = lq(a.extents), k_len = lk(a.extents);
         const std::size_t wanted = a.threads > 1 ? 2 * static_cast<std::size_t>(a.threads) : 1;
-        const std::size_t row_blocks = (lq + kt::kQueryRows - 1) / kt::kQueryRows;
+        const std::size_t row_blocks = (q_len + kt::kQueryRows - 1) / kt::kQueryRows;
         const std::size_t chunks = std::min(row_blocks, (wanted + instances - 1) / instances);
         const std::size_t chunk_rows = (row_blocks + chunks - 1) / chunks * kt::kQueryRows;
         runtime::parallel_for(instances * chunks, a.threads, [&](std::size_t item, int thread) {
             const std::size_t i = item / chunks, first = item % chunks * chunk_rows;
-            const kernels::attention_args args{scale, padding ? padding + i / per_sequence * lk : nullptr, attend.at(i),
+            const kernels::attention_args args{scale, padding ? padding + i / per_sequence * k_len : nullptr, attend.at(i),
                                                additive.at(i)};
-            scratch_type scratch(a.scratch[thread], lq, lk);
-            f(i, first, std::min(lq, first + chunk_rows), scratch, args);
+            scratch_type scratch(a.scratch[thread], q_len, k_len);
+            f(i, first, std::min(q_len, first + chunk_rows), scratch, args);
         });
     }
 };
@@ -134,18 +139,19 @@ template <class E, bool Merged>
 struct attention_step : attention_common<E, Merged, last(extents_of<std::conditional_t<Merged, child_t<E, 0>, E>>)> {
     using base = attention_common<E, Merged, last(extents_of<std::conditional_t<Merged, child_t<E, 0>, E>>)>;
     using typename base::A;
-    static constexpr std::size_t lq = base::lq, lk = base::lk, dk = base::dk, dv = last(extents_of<A>);
+    static constexpr std::size_t dk = base::dk, dv = last(extents_of<A>);
     static constexpr causality causal = op_t<A>::causal_kind;
 
     static std::string kernel() { return Merged ? "fused_attention (heads merged)" : "fused_attention"; }
 
     static double flops(const extent_values& at) {
+        const std::size_t lq = base::lq(at);
         const double instances = double(elements<shape_of_t<A>>(at)) / double(lq * dv);
-        return instances * 2.0 * double(visible_pairs<causal>(lq, lk) * (dk + dv));
+        return instances * 2.0 * double(visible_pairs<causal>(lq, base::lk(at)) * (dk + dv));
     }
 
     static void launch(const step& s, const launch_args& a) {
-        const std::size_t instances = elements<shape_of_t<A>>(a.extents) / (lq * dv);
+        const std::size_t instances = elements<shape_of_t<A>>(a.extents) / (base::lq(a.extents) * dv);
         const head_view<const float> q = base::template heads<operand_role::query>(a, 0);
         const head_view<const float> k = base::template heads<operand_role::key>(a, 1);
         const head_view<const float> v = base::template heads<operand_role::value>(a, 2);
@@ -160,17 +166,19 @@ struct attention_step : attention_common<E, Merged, last(extents_of<std::conditi
 template <class E>
 struct probabilities_step : attention_common<E, false, 0> {
     using base = attention_common<E, false, 0>;
-    static constexpr std::size_t lq = base::lq, lk = base::lk, dk = base::dk;
+    static constexpr std::size_t dk = base::dk;
     static constexpr causality causal = op_t<E>::causal_kind;
 
     static std::string kernel() { return "attention_probabilities"; }
 
     static double flops(const extent_values& at) {
+        const std::size_t lq = base::lq(at), lk = base::lk(at);
         const double instances = double(elements<shape_of_t<E>>(at)) / double(lq * lk);
         return instances * 2.0 * double(visible_pairs<causal>(lq, lk) * dk);
     }
 
     static void launch(const step& s, const launch_args& a) {
+        const std::size_t lq = base::lq(a.extents), lk = base::lk(a.extents);
         const std::size_t instances = elements<shape_of_t<E>>(a.extents) / (lq * lk);
         const head_view<const float> q = base::template heads<operand_role::query>(a, 0);
         const head_view<const float> k = base::template heads<operand_role::key>(a, 1);

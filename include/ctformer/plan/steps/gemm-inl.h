@@ -48,7 +48,7 @@ struct gemm_step {
         if constexpr (residual) {
             args.residual = a.reads[1];
             using R = operand_t<E, operand_role::residual>;
-            if constexpr (is_constant<R>) args.residual_rows = extents_of<R>[0];
+            if constexpr (is_constant<R>) args.residual_rows = a.extents.of(extents_of<R>[0]);  // PE: L rows
         }
         const kernels::packed_weight& w = *a.packed;
         const std::size_t row_tiles = (rows + kt::kRows - 1) / kt::kRows;

@@ -23,9 +23,13 @@ namespace ctformer::plan {
 // Elements of a value of Shape for a run of the given extents.
 template <class Shape>
 std::size_t elements(const extent_values& at) {
-    std::size_t n = 1;
-    for (int e : Shape::extents) n *= e == batch ? at.batch : static_cast<std::size_t>(e);
-    return n;
+    return at.elements(Shape::extents);
+}
+
+// Extent i from the end of E's shape (0: the last) for a run of the given extents.
+template <class E>
+std::size_t extent(const extent_values& at, std::size_t from_end = 0) {
+    return at.of(last(extents_of<E>, from_end));
 }
 
 // Whether the run-time batch stays out of E's last two axes, which the steps that loop over matrices
@@ -74,10 +78,11 @@ const auto& head_base(const E& e) {
     else return e;
 }
 
-// The heads of operand E, its base value at `base`.
+// The heads of operand E, its base value at `base`. The width of a head is static, its length L may
+// be a run-time one; a contiguous matrix may have run-time lengths on both axes ([..., Lq, Lk]).
 template <class E>
 head_view<const float> heads_of(const float* base, const extent_values& at) {
-    constexpr std::size_t len = last(extents_of<E>, 1), width = last(extents_of<E>);
+    const std::size_t len = extent<E>(at, 1), width = extent<E>(at);
     if constexpr (is_op<E, expand_heads_op>) {
         head_view<const float> view = heads_of<child_t<E, 0>>(base, at);
         constexpr std::size_t heads = last(extents_of<E>, 2);
@@ -96,7 +101,7 @@ head_view<const float> heads_of(const float* base, const extent_values& at) {
         }
     } else {
         constexpr int before = rank_of<E> >= 3 ? last(extents_of<E>, 2) : 1;  // [..., H, L, D]'s H
-        constexpr std::size_t heads = before == batch ? 1 : before;          // [B, L, D]: one per sequence
+        constexpr std::size_t heads = before < 0 ? 1 : before;               // [B, L, D]: one per sequence
         const std::size_t outer = elements<shape_of_t<E>>(at) / (heads * len * width);
         return {base, heads, 1, outer, heads * len * width, len * width, width};
     }
@@ -106,7 +111,7 @@ head_view<const float> heads_of(const float* base, const extent_values& at) {
 // merge_heads, straight into the merged [..., L, H·D] layout.
 template <class A, bool Merged>
 head_view<float> heads_written(float* out, const extent_values& at) {
-    constexpr std::size_t len = last(extents_of<A>, 1), d = last(extents_of<A>);
+    const std::size_t len = extent<A>(at, 1), d = extent<A>(at);
     if constexpr (Merged) {
         constexpr std::size_t heads = last(extents_of<A>, 2);
         const std::size_t outer = elements<shape_of_t<A>>(at) / (heads * len * d);

@@ -25,7 +25,6 @@ template <class E, bool Merged>
 struct batched_matmul_step {
     using M = std::conditional_t<Merged, child_t<E, 0>, E>;
     static_assert(batch_outside_matrices<true, M, child_t<M, 0>, child_t<M, 1>>::value);
-    static constexpr std::size_t m = last(extents_of<M>, 1), n = last(extents_of<M>), k = last(extents_of<child_t<M, 0>>);
 
     static const M& node(const E& e) {
         if constexpr (Merged) return child<0>(e);
@@ -40,15 +39,16 @@ struct batched_matmul_step {
         s.reads.push_back({"b", l.value(head_base(child<1>(node(e))))});
     }
 
-    static double flops(const extent_values& at) { return 2.0 * double(elements<shape_of_t<M>>(at)) * k; }
+    static double flops(const extent_values& at) { return 2.0 * double(elements<shape_of_t<M>>(at)) * extent<child_t<M, 0>>(at); }
     static std::size_t scratch_bytes() { return 0; }
 
     static void launch(const step&, const launch_args& a) {
+        const std::size_t m = extent<M>(a.extents, 1), n = extent<M>(a.extents), k = extent<child_t<M, 0>>(a.extents);
         const std::size_t instances = elements<shape_of_t<M>>(a.extents) / (m * n);
         const head_view<const float> x = heads_of<child_t<M, 0>>(a.reads[0], a.extents);
         const head_view<const float> y = heads_of<child_t<M, 1>>(a.reads[1], a.extents);
         const head_view<float> out = heads_written<M, Merged>(a.out, a.extents);
-        runtime::parallel_for(instances, a.threads, [&](std::size_t i, int) { kt::matmul<m, k, n>(x.at(i), y.at(i), out.at(i)); });
+        runtime::parallel_for(instances, a.threads, [&](std::size_t i, int) { kt::matmul(m, k, n, x.at(i), y.at(i), out.at(i)); });
     }
 };
 

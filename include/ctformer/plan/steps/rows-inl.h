@@ -44,7 +44,7 @@ void for_row_blocks(std::size_t rows, int threads, F f) {
 template <class E>
 struct layer_norm_step {
     static constexpr bool residual = is_op<E, residual_layer_norm_op>;
-    static constexpr std::size_t n = last(extents_of<E>);
+    static constexpr std::size_t n = last(extents_of<E>);  // d_model: static (layer_norm.hpp checks γ's width)
 
     static std::string kernel() { return op_t<E>::name; }
     static std::string detail(const E& e) { return op_of(e).detail(); }
@@ -73,7 +73,6 @@ struct layer_norm_step {
 
 template <class E>
 struct softmax_step {
-    static constexpr std::size_t n = last(extents_of<E>);
 
     static std::string kernel() { return "softmax"; }
     static std::string detail(const E&) { return ""; }
@@ -87,6 +86,7 @@ struct softmax_step {
     static std::size_t scratch_bytes() { return 0; }
 
     static void launch(const step&, const launch_args& a) {
+        const std::size_t n = extent<E>(a.extents);
         for_row_blocks(elements<shape_of_t<E>>(a.extents) / n, a.threads, [&](std::size_t first, std::size_t count) {
             kt::softmax(count, n, a.reads[0] + first * n, a.out + first * n);
         });
@@ -101,7 +101,6 @@ struct mask_step {
     static constexpr mask_kind kind = op_t<E>::kind;
     static constexpr bool causal = kind == mask_kind::causal || kind == mask_kind::causal_bottom_right;
     static_assert(batch_outside_matrices<causal, E>::value);
-    static constexpr std::size_t lq = last(extents_of<E>, 1), lk = last(extents_of<E>);
 
     static std::string kernel() { return "mask"; }
     static std::string detail(const E&) { return op_t<E>::detail(); }
@@ -117,8 +116,8 @@ struct mask_step {
     }
     static std::size_t scratch_bytes() { return 0; }
 
-    // Keys row r of the scores may see: all but the causal mask's cut.
-    static std::size_t visible(std::size_t r) {
+    // Keys row r of the scores [..., lq, lk] may see: all but the causal mask's cut.
+    static std::size_t visible(std::size_t r, std::size_t lq, std::size_t lk) {
         const std::size_t i = r % lq;
         const std::size_t shift = kind == mask_kind::causal_bottom_right && lk > lq ? lk - lq : 0;
         const std::size_t cut = kind == mask_kind::causal_bottom_right && lq > lk ? lq - lk : 0;
@@ -127,22 +126,23 @@ struct mask_step {
 
     // The mask's row for row r of the scores.
     static auto mask_rows(const E& e, const launch_args& a) {
-        const dims_t scores = dims_of<shape_of_t<E>>(a.extents.batch);
-        const dims_t mask = dims_of<shape_of_t<child_t<E, 1>>>(a.extents.batch);
+        const std::size_t lk = extent<E>(a.extents);
+        const dims_t scores = dims_of<shape_of_t<E>>(a.extents);
+        const dims_t mask = dims_of<shape_of_t<child_t<E, 1>>>(a.extents);
         const std::size_t per_sequence = elements<shape_of_t<E>>(a.extents) / (mask.size() == 2 ? mask[0] : 1);
         const std::vector<std::size_t> strides = broadcast_strides(mask, scores, op_of(e).batch_first);
-        return [=, m = a.reads[1]](std::size_t r) {
+        return [=, m = a.reads[1]](std::size_t r) -> const float* {
             if constexpr (kind == mask_kind::key_padding) return m + r * lk / per_sequence * lk;
             else return m + broadcast_index(r * lk, scores, strides);
         };
     }
 
     static void launch(const step& s, const launch_args& a) {
-        const std::size_t n = elements<shape_of_t<E>>(a.extents);
+        const std::size_t n = elements<shape_of_t<E>>(a.extents), lq = extent<E>(a.extents, 1), lk = extent<E>(a.extents);
         if (a.out != a.reads[0]) std::copy_n(a.reads[0], n, a.out);
         if constexpr (causal) {
             for_row_blocks(n / lk, a.threads, [&](std::size_t first, std::size_t count) {
-                for (std::size_t r = first; r < first + count; ++r) kt::bar_from(lk, visible(r), a.out + r * lk);
+                for (std::size_t r = first; r < first + count; ++r) kt::bar_from(lk, visible(r, lq, lk), a.out + r * lk);
             });
         } else {
             const auto row = mask_rows(*static_cast<const E*>(s.node), a);

@@ -31,7 +31,6 @@ struct move_step {
 
 template <class E>
 struct heads_step : move_step<E>, batch_outside_matrices<true, E> {
-    static constexpr std::size_t len = last(extents_of<E>, 1), width = last(extents_of<E>);
 
     template <class Lower>
     static void lower(const E& e, Lower& l, step& s) {
@@ -40,6 +39,7 @@ struct heads_step : move_step<E>, batch_outside_matrices<true, E> {
 
     static void launch(const step&, const launch_args& a) {
         const head_view<const float> x = heads_of<E>(a.reads[0], a.extents);
+        const std::size_t len = extent<E>(a.extents, 1), width = extent<E>(a.extents);
         const std::size_t instances = elements<shape_of_t<E>>(a.extents) / (len * width);
         runtime::parallel_for(instances, a.threads, [&](std::size_t i, int) {
             kt::copy_rows(x.at(i), len, width, {a.out + i * len * width, width});
@@ -50,7 +50,6 @@ struct heads_step : move_step<E>, batch_outside_matrices<true, E> {
 template <class E>
 struct merge_step : move_step<E>, batch_outside_matrices<true, child_t<E, 0>> {
     using X = child_t<E, 0>;
-    static constexpr std::size_t len = last(extents_of<X>, 1), width = last(extents_of<X>);
 
     template <class Lower>
     static void lower(const E& e, Lower& l, step& s) {
@@ -59,6 +58,7 @@ struct merge_step : move_step<E>, batch_outside_matrices<true, child_t<E, 0>> {
 
     static void launch(const step&, const launch_args& a) {
         const head_view<float> out = heads_written<X, true>(a.out, a.extents);
+        const std::size_t len = extent<X>(a.extents, 1), width = extent<X>(a.extents);
         const std::size_t instances = elements<shape_of_t<X>>(a.extents) / (len * width);
         runtime::parallel_for(instances, a.threads, [&](std::size_t i, int) {
             kt::copy_rows({a.reads[0] + i * len * width, width}, len, width, out.at(i));
@@ -69,7 +69,6 @@ struct merge_step : move_step<E>, batch_outside_matrices<true, child_t<E, 0>> {
 template <class E>
 struct transpose_step : move_step<E>, batch_outside_matrices<true, child_t<E, 0>> {
     using X = child_t<E, 0>;
-    static constexpr std::size_t rows = last(extents_of<X>, 1), cols = last(extents_of<X>);
 
     template <class Lower>
     static void lower(const E& e, Lower& l, step& s) {
@@ -78,6 +77,7 @@ struct transpose_step : move_step<E>, batch_outside_matrices<true, child_t<E, 0>
 
     static void launch(const step&, const launch_args& a) {
         const head_view<const float> x = heads_of<X>(a.reads[0], a.extents);
+        const std::size_t rows = extent<X>(a.extents, 1), cols = extent<X>(a.extents);
         const std::size_t instances = elements<shape_of_t<E>>(a.extents) / (rows * cols);
         runtime::parallel_for(instances, a.threads, [&](std::size_t i, int) {
             kt::transpose_matrix(rows, cols, x.at(i), a.out + i * rows * cols);

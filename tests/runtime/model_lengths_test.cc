@@ -1,0 +1,151 @@
+// One model, any length: models declared with run-time lengths (upto<N>) run at every length from 1
+// to N against the reference evaluator, on every Highway target compiled in, with each mask kind;
+// cross-attention with the lengths of queries and keys both at run time; a length above the maximum
+// or tensors that disagree on a length are typed errors naming the tensor.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "runtime/model_lengths_test.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+#include <hwy/tests/hwy_gtest.h>
+
+#include <ctformer/runtime/model-inl.h>
+
+#include "support/model_check.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace ctformer::tests::HWY_NAMESPACE {
+namespace rt = ctformer::runtime::HWY_NAMESPACE;
+
+// About a third of a key-padding mask's keys barred, the first of each sequence kept.
+void bar_some_keys(host_tensor<float>& pad) {
+    const std::size_t length = pad.dims.back();
+    for (std::size_t i = 0; i < pad.size(); ++i)
+        if (i % length != 0 && (i * 2654435761u >> 7) % 3 == 0) pad[i] = 0;
+}
+
+// The model bound once, then run at each of `lengths` ({L} or {Lq, Lk}) with new inputs, batch 2.
+template <class Model, class Graph, class Prepare>
+void expect_every_length(Model& model, const Graph& graph, const std::vector<std::array<std::size_t, 2>>& lengths,
+                         Prepare prepare) {
+    const tensor_map weights = reference::random_inputs(graph, 2, 7);
+    model.bind(weights);
+    unsigned seed = 11;
+    for (const auto& [lq, lk] : lengths) {
+        const extent_values at{2, {lq, lk}};
+        tensor_map inputs = test::inputs_at(graph, weights, at, ++seed);
+        prepare(inputs);
+        test::expect_close(model.run(inputs, {2}), reference::evaluate(graph, inputs), test::fp32_model,
+                           "Lq " + std::to_string(lq) + ", Lk " + std::to_string(lk));
+    }
+}
+
+std::vector<std::array<std::size_t, 2>> one_to(std::size_t max) {
+    std::vector<std::array<std::size_t, 2>> lengths;
+    for (std::size_t l = 1; l <= max; ++l) lengths.push_back({l, 0});
+    return lengths;
+}
+
+constexpr nn::config small{.d_model = 16, .heads = 2, .d_ff = 32, .act = nn::activation::gelu, .norm = nn::norm_position::pre};
+
+auto two_layers() {
+    auto x = input<"x", batch, upto<24>, 16>();
+    auto pad = bool_input<"pad", batch, upto<24>>();
+    return nn::encoder<small, 2>(nn::add_positional_encoding(x), causal, key_padding(pad));
+}
+
+// Two pre-LN layers (one repeated body) with the positional encoding, causal and key-padding masks.
+void TestEveryLengthOfAnEncoderStack() {
+    const auto graph = two_layers();
+    auto model = rt::compile(graph);
+    expect_every_length(model, graph, one_to(24), [](tensor_map& in) { bar_some_keys(in.at("pad")); });
+    // The plan is sized at the maxima, a run at its own lengths.
+    EXPECT_LT(plan::allocate(model.program(), {2, {5}}).bytes(), plan::allocate(model.program(), {2}).bytes());
+    EXPECT_LT(model.program().flops({2, {5}}), model.program().flops({2}) / 4);
+}
+
+// Boolean and additive masks, [B, L, L] and [L, L], their lengths the queries'.
+void TestAttendAndAdditiveMasksAtEveryLength() {
+    constexpr nn::config mqa{.d_model = 16, .heads = 4, .kv_heads = 1};
+    auto x = input<"x", batch, upto<12>, 16>();
+    auto m = bool_input<"m", batch, upto<12>, upto<12>>();
+    auto bias = input<"bias", upto<12>, upto<12>>();
+    const auto graph = nn::multi_head_attention<mqa>(x, attend(m), additive(bias));
+    auto model = rt::compile(graph);
+    expect_every_length(model, graph, one_to(12), [](tensor_map& in) {
+        host_tensor<float>& mask = in.at("m");
+        for (std::size_t i = 0; i < mask.size(); ++i)
+            if (i % mask.dims.back() != 0 && i % 3 == 1) mask[i] = 0;
+    });
+}
+
+// Queries and keys of two length variables, every pair of lengths, bottom-right causal and key padding.
+void TestCrossAttentionWithBothLengthsAtRunTime() {
+    constexpr nn::config mqa{.d_model = 16, .heads = 4, .kv_heads = 1};
+    auto q = input<"q", batch, upto<12>, 16>();
+    auto kv = input<"kv", batch, upto<20, 1>, 16>();
+    auto pad = bool_input<"pad", batch, upto<20, 1>>();
+    const auto graph = nn::multi_head_attention<mqa>(q, kv, kv, causal_bottom_right, key_padding(pad));
+    auto model = rt::compile(graph);
+    std::vector<std::array<std::size_t, 2>> pairs;
+    for (std::size_t lq = 1; lq <= 12; ++lq)
+        for (std::size_t lk : {std::size_t{1}, std::size_t{2}, lq - 1, lq, lq + 1, std::size_t{20}})
+            if (lk >= 1) pairs.push_back({lq, lk});
+    expect_every_length(model, graph, pairs, [](tensor_map& in) { bar_some_keys(in.at("pad")); });
+}
+
+// softmax(mask(Q·Kᵀ)) · V with no scale, so no attention kernel takes it: the transpose, batched
+// matmul, mask and softmax steps with both lengths at run time.
+auto scores_graph() {
+    auto q = input<"q", batch, 2, upto<7>, 8>();
+    auto k = input<"k", batch, 2, upto<9, 1>, 8>();
+    auto v = input<"v", batch, 2, upto<9, 1>, 3>();
+    auto pad = bool_input<"pad", batch, upto<9, 1>>();
+    return matmul(softmax(mask(mask(matmul(q, transpose(k)), causal_bottom_right), key_padding(pad))), v);
+}
+
+void TestUnfusedStepsAtEveryLength() {
+    const auto graph = scores_graph();
+    auto model = rt::compile(graph);
+    std::vector<std::array<std::size_t, 2>> pairs;
+    for (std::size_t lq = 1; lq <= 7; ++lq)
+        for (std::size_t lk = 1; lk <= 9; ++lk) pairs.push_back({lq, lk});
+    expect_every_length(model, graph, pairs, [](tensor_map& in) { bar_some_keys(in.at("pad")); });
+}
+
+// A length above the maximum, a length of 0, and tensors that disagree on a length.
+void TestLengthErrorsNameTheTensor() {
+    const auto graph = scores_graph();
+    auto model = rt::compile(graph);
+    const tensor_map good = reference::random_inputs(graph, {2, {4, 5}}, 3);
+    model.bind(good);
+    const auto expect_error = [&]<class Error>(const char* name, dims_t dims, const std::string& says) {
+        tensor_map bad = good;
+        bad.at(name) = host_tensor<float>(std::move(dims));
+        try {
+            (void)model.run(bad, {1});
+            ADD_FAILURE() << name << ": no error";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.tensor(), name);
+            EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+        }
+    };
+    expect_error.operator()<length_out_of_range>("q", {2, 2, 8, 8}, "expected [B,_2,L<=7,_8] (a length from 1 to 7, given 8)");
+    expect_error.operator()<length_out_of_range>("k", {2, 2, 0, 8}, "a length from 1 to 9, given 0");
+    expect_error.operator()<shape_mismatch>("pad", {2, 6}, "expected [B,L1<=9] with B=2, L1=5");
+    expect_error.operator()<shape_mismatch>("v", {2, 2, 4, 3}, "with B=2, L1=5");
+}
+
+}  // namespace ctformer::tests::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace ctformer::tests {
+HWY_BEFORE_TEST(ModelLengths);
+HWY_EXPORT_AND_TEST_P(ModelLengths, TestEveryLengthOfAnEncoderStack);
+HWY_EXPORT_AND_TEST_P(ModelLengths, TestAttendAndAdditiveMasksAtEveryLength);
+HWY_EXPORT_AND_TEST_P(ModelLengths, TestCrossAttentionWithBothLengthsAtRunTime);
+HWY_EXPORT_AND_TEST_P(ModelLengths, TestUnfusedStepsAtEveryLength);
+HWY_EXPORT_AND_TEST_P(ModelLengths, TestLengthErrorsNameTheTensor);
+}  // namespace ctformer::tests
+#endif
