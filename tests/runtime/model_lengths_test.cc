@@ -1,7 +1,8 @@
 // One model, any length: models declared with run-time lengths (upto<N>) run at every length from 1
 // to N against the reference evaluator, on every Highway target compiled in, with each mask kind;
 // cross-attention with the lengths of queries and keys both at run time; a length above the maximum
-// or tensors that disagree on a length are typed errors naming the tensor.
+// or tensors that disagree on a length are typed errors naming the tensor. Mixed-length batches
+// (run_options::lengths), padded and packed, against each sequence run alone.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/model_lengths_test.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -136,6 +137,80 @@ void TestLengthErrorsNameTheTensor() {
     expect_error.operator()<shape_mismatch>("v", {2, 2, 4, 3}, "with B=2, L1=5");
 }
 
+// Rows [first, first + count) of sequence b of t [B, Lmax, ...], as [1, count, ...].
+host_tensor<float> rows_of(const host_tensor<float>& t, std::size_t b, std::size_t count) {
+    dims_t dims = t.dims;
+    dims[0] = 1;
+    dims[1] = count;
+    host_tensor<float> out(dims);
+    const std::size_t row = t.size() / (t.dims[0] * t.dims[1]);
+    std::copy_n(t.data.begin() + b * t.dims[1] * row, count * row, out.data.begin());
+    return out;
+}
+
+// The real rows of a padded t [B, Lmax, ...], one sequence after another: [T, ...].
+host_tensor<float> packed(const host_tensor<float>& t, const std::vector<std::size_t>& lengths) {
+    dims_t dims(t.dims.begin() + 1, t.dims.end());
+    dims[0] = 0;
+    for (std::size_t l : lengths) dims[0] += l;
+    host_tensor<float> out(dims);
+    const std::size_t row = t.size() / (t.dims[0] * t.dims[1]);
+    for (std::size_t b = 0, at = 0; b < lengths.size(); at += lengths[b++] * row)
+        std::copy_n(t.data.begin() + b * t.dims[1] * row, lengths[b] * row, out.data.begin() + at);
+    return out;
+}
+
+// A batch of five sequences of mixed lengths (one of length 1), then every one full, padded to 24
+// and packed, through the two-layer stack: each sequence's rows are those it has run alone, the
+// padding rows zero, and the packed output the padded one's real rows.
+void TestMixedLengthsAsEachSequenceAlone() {
+    const auto graph = two_layers();
+    auto model = rt::compile(graph);
+    tensor_map in = reference::random_inputs(graph, {5, {24}}, 21);
+    bar_some_keys(in.at("pad"));
+    model.bind(in);
+    for (const std::vector<std::size_t>& lengths : {std::vector<std::size_t>{1, 24, 7, 13, 24}, std::vector<std::size_t>(5, 24)}) {
+        host_tensor<float> padded_out, packed_out;
+        model.run(in, padded_out, {.threads = 2, .lengths = lengths});
+        ASSERT_EQ(padded_out.dims, (dims_t{5, 24, 16}));
+        for (std::size_t b = 0; b < lengths.size(); ++b) {
+            const host_tensor<float> alone = model.run({{"x", rows_of(in.at("x"), b, lengths[b])},
+                                                        {"pad", rows_of(in.at("pad"), b, lengths[b])}}, {1});
+            test::expect_close(rows_of(padded_out, b, lengths[b]), alone, {.atol = 1e-6}, "sequence " + std::to_string(b));
+            const host_tensor<float> all = rows_of(padded_out, b, 24);
+            for (std::size_t i = lengths[b] * 16; i < all.size(); ++i) ASSERT_EQ(all[i], 0.0f) << "padding of sequence " << b;
+        }
+        model.run({{"x", packed(in.at("x"), lengths)}, {"pad", packed(in.at("pad"), lengths)}}, packed_out,
+                  {.threads = 1, .lengths = lengths});
+        test::expect_close(packed_out, packed(padded_out, lengths), {.atol = 0}, "packed against padded");
+    }
+}
+
+// Lengths the model cannot take, tensors that disagree with them, a model that cannot run them.
+void TestMixedLengthErrors() {
+    const auto graph = two_layers();
+    auto model = rt::compile(graph);
+    const tensor_map in = reference::random_inputs(graph, {2, {24}}, 5);
+    model.bind(in);
+    host_tensor<float> out;
+    EXPECT_THROW(model.run(in, out, {.lengths = {3, 25}}), invalid_option);
+    EXPECT_THROW(model.run(in, out, {.lengths = {3, 0}}), invalid_option);
+    EXPECT_THROW(model.run(in, out, {.lengths = {3, 4, 5}}), shape_mismatch);  // three lengths, two sequences
+    try {
+        model.run({{"x", host_tensor<float>({6, 16})}, {"pad", host_tensor<float>({7})}}, out, {.lengths = {3, 4}});
+        ADD_FAILURE() << "no error";
+    } catch (const shape_mismatch& e) {
+        EXPECT_EQ(e.tensor(), "x");
+        EXPECT_NE(std::string(e.what()).find("[7,16] (packed) or [2, 4..24, ...] (padded)"), std::string::npos) << e.what();
+    }
+    host_tensor<float> weights;
+    EXPECT_THROW(model.run(in, out, {.keep = {{"layers.0.norm1", &weights}}, .lengths = {3, 4}}), invalid_option);
+    const auto unfused = scores_graph();  // its transpose and matmul steps need one length
+    auto scores = rt::compile(unfused);
+    scores.bind(reference::random_inputs(unfused, {2, {4, 5}}, 3));
+    EXPECT_THROW(scores.run(reference::random_inputs(unfused, {2, {4, 5}}, 3), out, {.lengths = {3, 4}}), invalid_option);
+}
+
 }  // namespace ctformer::tests::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -147,5 +222,7 @@ HWY_EXPORT_AND_TEST_P(ModelLengths, TestAttendAndAdditiveMasksAtEveryLength);
 HWY_EXPORT_AND_TEST_P(ModelLengths, TestCrossAttentionWithBothLengthsAtRunTime);
 HWY_EXPORT_AND_TEST_P(ModelLengths, TestUnfusedStepsAtEveryLength);
 HWY_EXPORT_AND_TEST_P(ModelLengths, TestLengthErrorsNameTheTensor);
+HWY_EXPORT_AND_TEST_P(ModelLengths, TestMixedLengthsAsEachSequenceAlone);
+HWY_EXPORT_AND_TEST_P(ModelLengths, TestMixedLengthErrors);
 }  // namespace ctformer::tests
 #endif

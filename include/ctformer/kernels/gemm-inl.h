@@ -114,7 +114,9 @@ void micro_tile(const float* a, const packed_weight& w, std::size_t row, std::si
     const bool whole = first + width <= N;
     for (std::size_t r = 0; r < Rows; ++r) {
         float* out = c + (row + r) * N + first;
-        const std::size_t residual_row = args.residual_rows ? (row + r) % args.residual_rows : row + r;
+        const std::size_t residual_row = args.residual_row_of ? args.residual_row_of[row + r]
+                                         : args.residual_rows ? (row + r) % args.residual_rows
+                                                              : row + r;
         const float* residual = Epilogue::residual ? args.residual + residual_row * N + first : nullptr;
         if (whole) {
             for (std::size_t v = 0; v < kPanelVectors; ++v) {

@@ -15,11 +15,13 @@
 namespace ctformer::kernels {
 
 // Run-time operands of the epilogue. The residual is [rows, N], row-major; with residual_rows > 0 it
-// has only that many rows, repeated (a [L, N] table added to every sequence of [B·L, N]).
+// has only that many rows, repeated (a [L, N] table added to every sequence of [B·L, N]); with
+// residual_row_of, row r adds the table's row residual_row_of[r] (a packed batch's positions).
 struct epilogue_args {
     const float* bias = nullptr;
     const float* residual = nullptr;
     std::size_t residual_rows = 0;
+    const std::size_t* residual_row_of = nullptr;
 };
 
 // W [N, K] packed for one target: panel p holds columns p·width .. p·width + width - 1, as K rows of

@@ -10,6 +10,7 @@ struct strided_rows {
     T* data;
     std::size_t stride;
     T* row(std::size_t i) const { return data + i * stride; }
+    strided_rows from(std::size_t i) const { return {row(i), stride}; }  // rows i, i + 1, ...
 };
 
 }  // namespace ctformer::kernels

@@ -213,6 +213,7 @@ private:
         s.flops = &kind::flops;
         s.launch = &kind::launch;
         if constexpr (requires { &kind::pack; }) s.pack = &kind::pack;
+        if constexpr (requires { kind::mixed_lengths; }) s.mixed_lengths = kind::mixed_lengths;
         s.node = &e;
         p_.steps.push_back(std::move(s));
         if (p_.slots[out].name.empty()) p_.slots[out].name = "#" + std::to_string(p_.steps.size() - 1);

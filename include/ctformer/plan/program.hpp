@@ -81,6 +81,7 @@ struct step {
     slot_id writes = no_slot;
     int repeat = -1;
     std::size_t scratch_bytes = 0;  // per thread, in this target's layout
+    bool mixed_lengths = false;     // it runs a packed mixed-length batch (shape/ragged.hpp)
     double (*flops)(const extent_values&) = nullptr;
     void (*launch)(const step&, const launch_args&) = nullptr;
     // Packs W [N, K] (and the bias) for this target, when the step has packed weights.

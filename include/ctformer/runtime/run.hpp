@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -25,6 +26,7 @@
 #include "parallel.hpp"
 #include "run_options.hpp"
 #include "../tensor_check.hpp"
+#include "mixed_lengths.hpp"
 #include "weights.hpp"
 #include "workspace.hpp"
 
@@ -36,9 +38,15 @@ public:
                 const run_options& options, workspace& ws)
         : p_(p), weights_(weights), options_(options), threads_(thread_count(options.threads)) {
         if (!weights.bound() && has_weights()) throw error("ctformer: run() before bind(): the model's weights are not given yet");
-        whole_ = checked_inputs(inputs);
+        if (!options.lengths.empty()) {
+            if (!options.keep.empty()) throw invalid_option("run_options::keep", options.keep[0].first, "none with lengths");
+            mixed_ = std::make_unique<mixed_batch>(p, options.lengths, inputs);
+            whole_ = mixed_->extents();
+        } else {
+            whole_ = checked_inputs(inputs);
+        }
         batch_ = whole_.batch;
-        const dims_t expected = dims_of(p.slots[p.result].extents, whole_);
+        const dims_t expected = mixed_ ? mixed_->output_dims() : dims_of(p.slots[p.result].extents, whole_);
         if (output.dims.empty()) output = host_tensor<float>(expected);
         if (output.dims != expected) throw shape_mismatch("output", to_string(expected), to_string(output.dims));
         chunk_ = plan::chunk_sequences(p, whole_, options.max_activation_bytes);
@@ -48,10 +56,12 @@ public:
         outside_.assign(p.slots.size(), nullptr);
         for (plan::slot_id s = 0; s < p.slots.size(); ++s) {
             const plan::slot& v = p.slots[s];
-            if (v.kind == plan::slot_kind::input) outside_[s] = const_cast<float*>(inputs.find(v.name)->second.data.data());
+            if (v.kind == plan::slot_kind::input)
+                outside_[s] = const_cast<float*>(mixed_ ? mixed_->input(s) : inputs.find(v.name)->second.data.data());
             if (v.kind == plan::slot_kind::constant) outside_[s] = const_cast<float*>(v.constant);
         }
-        outside_[p.result] = output.data.data();
+        outside_[p.result] = mixed_ ? mixed_->result(p.result, output) : output.data.data();
+        output_ = &output;
         resolve_keeps();
     }
 
@@ -94,13 +104,15 @@ public:
         ++steps_run_;
     }
 
-    // Every step ran as the program says, for every chunk (the generator's calls included).
+    // Every step ran as the program says, for every chunk (the generator's calls included); a
+    // mixed-length batch's padded output filled in.
     void finish() const {
         std::size_t expected = 0;
         p_.for_each_run([&](std::size_t, int) { ++expected; });
         if (steps_run_ != expected * chunks_run_ || first_ < batch_)
             throw error("ctformer: internal error, please report: " + std::to_string(steps_run_) + " steps run of " +
                         std::to_string(expected * chunks_run_));
+        if (mixed_) mixed_->finish(p_.result, *output_);
     }
 
     const plan::extent_values& extents() const { return at_; }
@@ -172,6 +184,9 @@ private:
     const bound_weights& weights_;
     const run_options& options_;
     int threads_;
+    std::unique_ptr<mixed_batch> mixed_;         // a mixed-length batch, packed (run_options::lengths); the
+                                                 // extents point into it, so it does not move with the run
+    host_tensor<float>* output_ = nullptr;
     plan::extent_values whole_;                   // the whole batch's extents
     std::size_t batch_ = 0, chunk_ = 0;           // the whole batch, and the most sequences a chunk takes
     std::size_t first_ = 0, chunk_first_ = 0, chunks_run_ = 0;

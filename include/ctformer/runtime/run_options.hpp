@@ -32,6 +32,10 @@ struct run_options {
     std::vector<step_record>* profile = nullptr;
     // A batch whose activations would take more runs in chunks of sequences that fit.
     std::size_t max_activation_bytes = std::size_t{256} << 20;
+    // A batch of sequences of different lengths: sequence b has lengths[b] tokens, and each input
+    // of [B, L, ...] comes packed [T, ...] or padded [B, Lmax, ...] (runtime/mixed_lengths.hpp). It
+    // runs over the real tokens only, in one chunk.
+    std::vector<std::size_t> lengths = {};
 };
 
 }  // namespace ctformer::runtime

@@ -169,12 +169,16 @@ std::string to_string() {
     return extents_text(S::extents);
 }
 
+struct ragged_batch;  // shape/ragged.hpp
+
 // The run-time extents of one run: the batch and each length variable (0: the variable's maximum,
 // which is what sizes the plan's memory and what a step's FLOPs are counted at by default). A
-// number alone is a batch: explain(4) is a batch of 4 at the maxima.
+// number alone is a batch: explain(4) is a batch of 4 at the maxima. A mixed-length batch runs
+// packed, as B = 1 and L = its tokens, with `ragged` saying where each sequence's rows are.
 struct extent_values {
     std::size_t batch = 1;
     std::array<std::size_t, max_lengths> lengths{};
+    const ragged_batch* ragged = nullptr;
 
     extent_values(std::size_t b = 1, std::array<std::size_t, max_lengths> l = {}) : batch(b), lengths(l) {}
 
@@ -191,7 +195,11 @@ struct extent_values {
         return n;
     }
     // The same lengths, another batch.
-    extent_values with_batch(std::size_t b) const { return {b, lengths}; }
+    extent_values with_batch(std::size_t b) const {
+        extent_values at{b, lengths};
+        at.ragged = ragged;
+        return at;
+    }
     bool operator==(const extent_values&) const = default;
 };
 

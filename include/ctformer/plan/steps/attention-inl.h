@@ -19,6 +19,7 @@
 #include "../../runtime/parallel.hpp"
 #include "../../tensor_check.hpp"
 #include "../../shape/broadcast.hpp"
+#include "../../shape/ragged.hpp"
 #include "heads.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -104,9 +105,20 @@ struct attention_common {
         return heads_of<operand_t<A, R>>(a.reads[read], a.extents);
     }
 
-    // f(instance, first row, end row, scratch, args) over the `instances` (sequence, head) pairs and
-    // enough chunks of query rows for the threads; chunks are whole blocks of kQueryRows rows, so the
-    // split never changes a row's arithmetic. Each thread works in its own scratch.
+    // Whether a packed mixed-length batch can run it: queries and keys of one length, per sequence,
+    // masked causally or by a per-sequence key padding [B, L] (packed as the tokens are).
+    static constexpr bool batched_key_padding = [] {
+        if constexpr (key_padding) return shape_of_t<operand_t<A, operand_role::key_padding>>::batched;
+        else return true;
+    }();
+    static constexpr bool mixed_lengths = batched_key_padding && !op_t<A>::masks.attend && !op_t<A>::masks.additive &&
+                                          last(extents_of<A>, 1) == last(extents_of<K>, 1);
+
+    // f(instance, row, first, end, scratch, args) over the `instances` (sequence, head) pairs and
+    // enough chunks of query rows [first, end) for the threads; chunks are whole blocks of kQueryRows
+    // rows, so the split never changes a row's arithmetic. Each thread works in its own scratch. In a
+    // packed mixed-length batch (extents.ragged), the instances are the heads of each sequence in
+    // turn, at its own length; its rows start at `row` of the instance's matrices (0 otherwise).
     template <class F>
     static void over_query_rows(const step& s, const launch_args& a, std::size_t instances, F f) {
         if (instances == 0) return;
@@ -120,17 +132,21 @@ struct attention_common {
         std::size_t per_sequence = instances;  // instances that share one sequence's mask row
         if constexpr (key_padding)
             if (shape_of_t<operand_t<A, operand_role::key_padding>>::batched) per_sequence = instances / a.extents.batch;
-        const std::size_t q_len = lq(a.extents), k_len = lk(a.extents);
+        const ragged_batch* ragged = a.extents.ragged;
+        const std::size_t sequences = ragged ? ragged->sequences() : 1;
+        const std::size_t q_len = lq(a.extents), k_len = lk(a.extents), longest = ragged ? ragged->longest() : q_len;
         const std::size_t wanted = a.threads > 1 ? 2 * static_cast<std::size_t>(a.threads) : 1;
-        const std::size_t row_blocks = (q_len + kt::kQueryRows - 1) / kt::kQueryRows;
-        const std::size_t chunks = std::min(row_blocks, (wanted + instances - 1) / instances);
+        const std::size_t row_blocks = (longest + kt::kQueryRows - 1) / kt::kQueryRows;
+        const std::size_t chunks = std::min(row_blocks, (wanted + sequences * instances - 1) / (sequences * instances));
         const std::size_t chunk_rows = (row_blocks + chunks - 1) / chunks * kt::kQueryRows;
-        runtime::parallel_for(instances * chunks, a.threads, [&](std::size_t item, int thread) {
-            const std::size_t i = item / chunks, first = item % chunks * chunk_rows;
-            const kernels::attention_args args{scale, padding ? padding + i / per_sequence * k_len : nullptr, attend.at(i),
-                                               additive.at(i)};
-            scratch_type scratch(a.scratch[thread], q_len, k_len);
-            f(i, first, std::min(q_len, first + chunk_rows), scratch, args);
+        runtime::parallel_for(sequences * instances * chunks, a.threads, [&](std::size_t item, int thread) {
+            const std::size_t seq = item / (instances * chunks), i = item / chunks % instances;
+            const std::size_t first = item % chunks * chunk_rows, queries = ragged ? ragged->length(seq) : q_len;
+            if (first >= queries) return;
+            const float* keys = !padding ? nullptr : ragged ? padding + ragged->offsets[seq] : padding + i / per_sequence * k_len;
+            const kernels::attention_args args{scale, keys, attend.at(i), additive.at(i)};
+            scratch_type scratch(a.scratch[thread], queries, ragged ? queries : k_len);
+            f(i, ragged ? ragged->offsets[seq] : 0, first, std::min(queries, first + chunk_rows), scratch, args);
         });
     }
 };
@@ -156,9 +172,10 @@ struct attention_step : attention_common<E, Merged, last(extents_of<std::conditi
         const head_view<const float> k = base::template heads<operand_role::key>(a, 1);
         const head_view<const float> v = base::template heads<operand_role::value>(a, 2);
         const head_view<float> out = heads_written<A, Merged>(a.out, a.extents);
-        base::over_query_rows(s, a, instances, [&](std::size_t i, std::size_t first, std::size_t end,
+        base::over_query_rows(s, a, instances, [&](std::size_t i, std::size_t row, std::size_t first, std::size_t end,
                                                    typename base::scratch_type& scratch, const kernels::attention_args& args) {
-            kt::attend_rows<dk, dv, causal>(q.at(i), k.at(i), v.at(i), first, end, out.at(i), args, scratch);
+            kt::attend_rows<dk, dv, causal>(q.at(i).from(row), k.at(i).from(row), v.at(i).from(row), first, end,
+                                            out.at(i).from(row), args, scratch);
         });
     }
 };
@@ -168,6 +185,7 @@ struct probabilities_step : attention_common<E, false, 0> {
     using base = attention_common<E, false, 0>;
     static constexpr std::size_t dk = base::dk;
     static constexpr causality causal = op_t<E>::causal_kind;
+    static constexpr bool mixed_lengths = false;  // it writes whole [Lq, Lk] matrices
 
     static std::string kernel() { return "attention_probabilities"; }
 
@@ -183,7 +201,7 @@ struct probabilities_step : attention_common<E, false, 0> {
         const head_view<const float> q = base::template heads<operand_role::query>(a, 0);
         const head_view<const float> k = base::template heads<operand_role::key>(a, 1);
         const head_view<float> out{a.out, 1, 1, instances, lq * lk, 0, lk};
-        base::over_query_rows(s, a, instances, [&](std::size_t i, std::size_t first, std::size_t end,
+        base::over_query_rows(s, a, instances, [&](std::size_t i, std::size_t, std::size_t first, std::size_t end,
                                                    typename base::scratch_type& scratch, const kernels::attention_args& args) {
             kt::probability_rows<dk, causal>(q.at(i), k.at(i), first, end, out.at(i), args, scratch);
         });

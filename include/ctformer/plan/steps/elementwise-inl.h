@@ -13,11 +13,13 @@
 #endif
 
 #include <algorithm>
+#include <type_traits>
 
 #include <hwy/highway.h>
 
 #include "../../dsl/ops/elementwise.hpp"
 #include "../../kernels/elementwise-inl.h"
+#include "../../shape/ragged.hpp"
 #include "heads.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -26,6 +28,11 @@ namespace kt = ctformer::kernels::HWY_NAMESPACE;
 
 template <class E>
 struct add_step {
+    // A packed batch's rows are tokens: operands of one shape add as they are, a [L, D] table (x + PE)
+    // by each token's position.
+    static constexpr bool same_shapes = std::is_same_v<shape_of_t<child_t<E, 0>>, shape_of_t<child_t<E, 1>>>;
+    static constexpr bool table = is_constant<child_t<E, 1>> && rank_of<child_t<E, 1>> == 2;
+    static constexpr bool mixed_lengths = same_shapes || table;
     static std::string kernel() { return "add"; }
     static std::string detail(const E&) { return ""; }
 
@@ -39,6 +46,8 @@ struct add_step {
     static std::size_t scratch_bytes() { return 0; }
 
     static void launch(const step&, const launch_args& a) {
+        if constexpr (table && !same_shapes)
+            if (a.extents.ragged) return add_by_position(a, a.extents.ragged->positions);
         const std::size_t na = elements<shape_of_t<child_t<E, 0>>>(a.extents);
         const std::size_t nb = elements<shape_of_t<child_t<E, 1>>>(a.extents);
         const std::size_t n = elements<shape_of_t<E>>(a.extents), period = std::min(na, nb);
@@ -48,11 +57,19 @@ struct add_step {
             for (std::size_t j = 0; j < period; ++j) a.out[base + j] = x[j] + y[j];
         }
     }
+
+    // Token t of a packed batch adds the table's row of its position.
+    static void add_by_position(const launch_args& a, const std::vector<std::size_t>& positions) {
+        constexpr std::size_t d = last(extents_of<E>);
+        for (std::size_t t = 0; t < positions.size(); ++t)
+            for (std::size_t j = 0; j < d; ++j) a.out[t * d + j] = a.reads[0][t * d + j] + a.reads[1][positions[t] * d + j];
+    }
 };
 
 // What the one-operand elementwise steps share: x read as it is, one FLOP an element.
 template <class E>
 struct unary_step {
+    static constexpr bool mixed_lengths = true;  // element by element
     static std::size_t n(const extent_values& at) { return elements<shape_of_t<E>>(at); }
     static double flops(const extent_values& at) { return double(n(at)); }
     static std::size_t scratch_bytes() { return 0; }
@@ -87,6 +104,7 @@ struct activation_step : unary_step<E> {
 
 template <class E>
 struct copy_step {
+    static constexpr bool mixed_lengths = true;
     static std::string kernel() { return "copy"; }
     static std::string detail(const E&) { return ""; }
 

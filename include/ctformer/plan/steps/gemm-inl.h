@@ -13,6 +13,7 @@
 
 #include "../../kernels/gemm-inl.h"
 #include "../../runtime/parallel.hpp"
+#include "../../shape/ragged.hpp"
 #include "heads.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -24,6 +25,7 @@ struct gemm_step {
     using W = operand_t<E, operand_role::weight>;
     static constexpr std::size_t n = extents_of<W>[0], k = last(extents_of<W>);
     static constexpr bool residual = epilogue_of<E>::residual;
+    static constexpr bool mixed_lengths = true;  // rows are tokens, wherever their sequences lie
 
     static std::string kernel() { return "gemm"; }
     static std::string detail(const E& e) { return op_of(e).detail(); }
@@ -48,7 +50,10 @@ struct gemm_step {
         if constexpr (residual) {
             args.residual = a.reads[1];
             using R = operand_t<E, operand_role::residual>;
-            if constexpr (is_constant<R>) args.residual_rows = a.extents.of(extents_of<R>[0]);  // PE: L rows
+            if constexpr (is_constant<R>) {  // the positional encoding: L rows, or each token's position
+                args.residual_rows = a.extents.of(extents_of<R>[0]);
+                if (a.extents.ragged) args.residual_row_of = a.extents.ragged->positions.data();
+            }
         }
         const kernels::packed_weight& w = *a.packed;
         const std::size_t row_tiles = (rows + kt::kRows - 1) / kt::kRows;

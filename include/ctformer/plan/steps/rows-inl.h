@@ -45,6 +45,7 @@ template <class E>
 struct layer_norm_step {
     static constexpr bool residual = is_op<E, residual_layer_norm_op>;
     static constexpr std::size_t n = last(extents_of<E>);  // d_model: static (layer_norm.hpp checks γ's width)
+    static constexpr bool mixed_lengths = true;             // row by row
 
     static std::string kernel() { return op_t<E>::name; }
     static std::string detail(const E& e) { return op_of(e).detail(); }

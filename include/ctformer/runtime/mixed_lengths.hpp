@@ -1,0 +1,136 @@
+// A batch of sequences of different lengths in one run (run_options::lengths), without padding work.
+// Each input of [B, L, ...] comes packed, [T, ...] with the T = Σ lengths tokens one after another
+// (FlashAttention's varlen, PyTorch's nested tensors), or padded, [B, Lmax, ...] with sequence b's
+// first lengths[b] rows real; the run packs a padded input and then runs the program once over the
+// packed tokens (shape/ragged.hpp). The output is padded, [B, Lmax, ...] with the Lmax of the first
+// padded input, when any input is, its padding rows zero (as PyTorch's fast path returns them);
+// else packed.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "../exceptions.hpp"
+#include "../plan/program.hpp"
+#include "../shape/ragged.hpp"
+#include "../tensor_check.hpp"
+
+namespace ctformer::runtime {
+
+// Whether a slot's extents are [B, L, static...] with L the first length variable.
+inline bool sequence_rows(const plan::slot& v) {
+    if (v.extents.size() < 2 || v.extents[0] != batch || !is_length(v.extents[1]) || length_variable(v.extents[1]))
+        return false;
+    return std::none_of(v.extents.begin() + 2, v.extents.end(), [](int e) { return e < 0; });
+}
+
+// Why p cannot run a packed mixed-length batch, or "" when it can.
+inline std::string mixed_lengths_refusal(const plan::program& p) {
+    for (std::size_t k = 0; k < p.steps.size(); ++k)
+        if (!p.steps[k].mixed_lengths) return "step " + std::to_string(k) + " (" + p.steps[k].kernel + ") needs one length";
+    for (plan::slot_id s = 0; s < p.slots.size(); ++s) {
+        const plan::slot& v = p.slots[s];
+        const bool io = v.kind == plan::slot_kind::input || v.kind == plan::slot_kind::result;
+        const bool run_time = std::any_of(v.extents.begin(), v.extents.end(), [](int e) { return e < 0; });
+        if (io && run_time && !sequence_rows(v)) return p.display_name(s) + " " + v.shape_text() + " is not [B, L, ...]";
+    }
+    return "";
+}
+
+class mixed_batch {
+public:
+    mixed_batch(const plan::program& p, std::span<const std::size_t> lengths, const tensor_map& inputs)
+        : ragged_(lengths), packed_(p.slots.size()), given_(p.slots.size(), nullptr) {
+        if (const std::string why = mixed_lengths_refusal(p); !why.empty())
+            throw invalid_option("run_options::lengths", std::to_string(lengths.size()) + " lengths",
+                                 "a model that can run a packed batch, but " + why);
+        const std::size_t longest_allowed = maximum(p.slots[p.result].extents[1]);
+        for (std::size_t b = 0; b < lengths.size(); ++b)
+            if (lengths[b] == 0 || lengths[b] > longest_allowed)
+                throw invalid_option("run_options::lengths[" + std::to_string(b) + "]", std::to_string(lengths[b]),
+                                     "1 to " + std::to_string(longest_allowed));
+        extents_seen unbatched;
+        for (plan::slot_id s = 0; s < p.slots.size(); ++s) {
+            const plan::slot& v = p.slots[s];
+            if (v.kind != plan::slot_kind::input) continue;
+            if (!sequence_rows(v)) {
+                given_[s] = checked_tensor(inputs, v.name, v.extents, unbatched).data.data();
+                continue;
+            }
+            const auto found = inputs.find(v.name);
+            if (found == inputs.end()) throw missing_tensor(v.name, v.shape_text());
+            take(s, v, found->second, longest_allowed);
+        }
+        const std::vector<int>& out = p.slots[p.result].extents;
+        output_dims_ = padded_length_ ? dims_t{ragged_.sequences(), *padded_length_} : dims_t{ragged_.tokens()};
+        output_dims_.insert(output_dims_.end(), out.begin() + 2, out.end());
+        if (padded_length_) packed_[p.result].resize(ragged_.tokens() * row_floats(out));
+    }
+
+    const ragged_batch& ragged() const { return ragged_; }
+    // The run's extents: one packed sequence of T tokens.
+    plan::extent_values extents() const {
+        plan::extent_values at{1, {ragged_.tokens()}};
+        at.ragged = &ragged_;
+        return at;
+    }
+    // An input's memory, packed.
+    const float* input(plan::slot_id s) const { return given_[s]; }
+    const dims_t& output_dims() const { return output_dims_; }
+    // Where the program writes the result: the output itself when packed, else a packed buffer.
+    float* result(plan::slot_id s, host_tensor<float>& output) {
+        return padded_length_ ? packed_[s].data() : output.data.data();
+    }
+    // A padded output filled from the packed result, its padding rows zero.
+    void finish(plan::slot_id s, host_tensor<float>& output) const {
+        if (!padded_length_) return;
+        const std::size_t row = packed_[s].size() / ragged_.tokens();
+        std::fill(output.data.begin(), output.data.end(), 0.0f);
+        for (std::size_t b = 0; b < ragged_.sequences(); ++b)
+            std::copy_n(packed_[s].begin() + ragged_.offsets[b] * row, ragged_.length(b) * row,
+                        output.data.begin() + b * *padded_length_ * row);
+    }
+
+private:
+    static std::size_t row_floats(const std::vector<int>& extents) {
+        std::size_t n = 1;
+        for (std::size_t i = 2; i < extents.size(); ++i) n *= static_cast<std::size_t>(extents[i]);
+        return n;
+    }
+
+    // Input s given packed [T, ...] (read in place) or padded [B, Lmax, ...] (packed here).
+    void take(plan::slot_id s, const plan::slot& v, const host_tensor<float>& t, std::size_t longest_allowed) {
+        const dims_t rest(v.extents.begin() + 2, v.extents.end());
+        dims_t packed{ragged_.tokens()};
+        packed.insert(packed.end(), rest.begin(), rest.end());
+        if (t.dims == packed) {
+            given_[s] = t.data.data();
+            return;
+        }
+        const bool padded = t.dims.size() == rest.size() + 2 && t.dims[0] == ragged_.sequences() &&
+                            t.dims[1] >= ragged_.longest() && t.dims[1] <= longest_allowed &&
+                            std::equal(rest.begin(), rest.end(), t.dims.begin() + 2);
+        if (!padded)
+            throw shape_mismatch(v.name, to_string(packed) + " (packed) or [" + std::to_string(ragged_.sequences()) + ", " +
+                                             std::to_string(ragged_.longest()) + ".." + std::to_string(longest_allowed) +
+                                             ", ...] (padded) for the given lengths", to_string(t.dims));
+        if (!padded_length_) padded_length_ = t.dims[1];
+        const std::size_t row = row_floats(v.extents);
+        packed_[s].resize(ragged_.tokens() * row);
+        for (std::size_t b = 0; b < ragged_.sequences(); ++b)
+            std::copy_n(t.data.begin() + b * t.dims[1] * row, ragged_.length(b) * row,
+                        packed_[s].begin() + ragged_.offsets[b] * row);
+        given_[s] = packed_[s].data();
+    }
+
+    ragged_batch ragged_;
+    std::vector<std::vector<float>> packed_;  // per slot: a padded input packed, or the packed result
+    std::vector<const float*> given_;         // per input slot: its packed memory
+    std::optional<std::size_t> padded_length_;  // Lmax of the first padded input: the output is padded too
+    dims_t output_dims_;
+};
+
+}  // namespace ctformer::runtime
