@@ -74,14 +74,14 @@ inline const host_tensor<float>& checked_tensor(const tensor_map& given, std::st
     const auto found = given.find(name);
     if (found == given.end()) throw missing_tensor(std::string(name), extents_text(extents));
     const host_tensor<float>& t = found->second;
-    const std::string tensor(name);
-    if (t.dims.size() != extents.size()) throw shape_mismatch(tensor, seen.expected(extents), to_string(t.dims));
+    const extents_seen before = seen;  // for the message
+    const auto mismatch = [&] { return shape_mismatch(std::string(name), before.expected(extents), to_string(t.dims)); };
+    if (t.dims.size() != extents.size()) throw mismatch();
     for (std::size_t i = 0; i < extents.size(); ++i) {
         const std::size_t limit = maximum(extents[i]);
         if (is_length(extents[i]) && (t.dims[i] == 0 || t.dims[i] > limit))
-            throw length_out_of_range(tensor, extents_text(extents), to_string(t.dims), t.dims[i], limit);
-        const std::string expected = seen.expected(extents);
-        if (!seen.take(extents[i], t.dims[i])) throw shape_mismatch(tensor, expected, to_string(t.dims));
+            throw length_out_of_range(std::string(name), extents_text(extents), to_string(t.dims), t.dims[i], limit);
+        if (!seen.take(extents[i], t.dims[i])) throw mismatch();
     }
     return t;
 }

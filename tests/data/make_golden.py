@@ -160,6 +160,25 @@ def mask_cases(out):
 
 
 
+def lengths_case(out):
+    """One 2-layer nn.TransformerEncoder run at lengths 1, 9 and 16 ("x_L", "expected_L"), and on a batch
+    of those three lengths padded to 16 with src_key_padding_mask ("x", "expected_mixed"), which its
+    fast path runs as a nested tensor and returns with zeros at the padding."""
+    d, heads, d_ff, lengths = 32, 4, 64, [1, 9, 16]
+    layer = torch.nn.TransformerEncoderLayer(d, heads, d_ff, dropout=0.0, batch_first=True)
+    stack = randomize(torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=True).eval())
+    x = torch.randn(len(lengths), max(lengths), d)
+    pad = torch.arange(max(lengths))[None, :] >= torch.tensor(lengths)[:, None]  # True = padding
+    x[pad] = 0.0
+    tensors = dict(stack.state_dict())
+    with torch.inference_mode():
+        tensors.update({"x": x, "expected_mixed": stack(x, src_key_padding_mask=pad)})
+        for b, length in enumerate(lengths):
+            tensors.update({"x_%d" % length: x[b:b + 1, :length], "expected_%d" % length: stack(x[b:b + 1, :length])})
+    save(os.path.join(out, "encoder_lengths.safetensors"), tensors,
+         {"module": "nn.TransformerEncoder(enable_nested_tensor=True)"})
+
+
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "golden")
     os.makedirs(out, exist_ok=True)
@@ -167,4 +186,5 @@ if __name__ == "__main__":
     encoder_cases(out)
     gqa_case(out)
     mask_cases(out)
+    lengths_case(out)
     print("torch", torch.__version__, "->", out)

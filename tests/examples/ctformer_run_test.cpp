@@ -1,7 +1,7 @@
 // ctformer-run, the command-line runner, as a user runs it: weights with PyTorch's names written to
 // .safetensors, an input .npy, and the output read back. Each configuration against the reference
-// evaluator; padding, unbatched inputs, attention weights and every way the command line or the
-// files can be wrong.
+// evaluator; lengths from 1 to the longest, unbatched inputs, attention weights and every way the
+// command line or the files can be wrong.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -97,6 +97,26 @@ TEST(CtformerRun, SeedsLayerWithAttentionWeightsMatchesTheReference) {
     ASSERT_EQ(ctformer_run(files("seeds", "seeds_x1", "seeds_y1")).status, 0);
     test::expect_close(ctf::read_npy(in_temp("seeds_y1.npy")), first_rows(y, {10, 512}), {.atol = 1e-6},
                        "one sequence, unbatched");
+}
+
+// One weights file, inputs of length 1, 37 and 128 (the configuration's longest): each at its length.
+TEST(CtformerRun, SeedsLayerRunsEveryLengthUpToItsLongest) {
+    auto graph = ctf::nn::encoder_layer<seeds>(ctf::input<"x", ctf::batch, ctf::upto<128>, 512>());
+    ctf::tensor_map tensors = write_weights(graph, 1, "lengths");
+    const ctf::host_tensor<float> longest = tensors.at("x");
+    for (std::size_t length : {1, 37, 128}) {
+        tensors.at("x") = first_rows(longest, {1, length, 512});
+        ctf::write_npy(in_temp("lengths_x.npy"), tensors.at("x"));
+        const outcome run = ctformer_run(files("lengths", "lengths_x", "lengths_y") + " --threads 2");
+        ASSERT_EQ(run.status, 0) << run.printed;
+        test::expect_close(ctf::read_npy(in_temp("lengths_y.npy")), ctf::reference::evaluate(graph, tensors), fp32_model,
+                           "length " + std::to_string(length));
+    }
+    const ctf::host_tensor<float> too_long({1, 129, 512});
+    ctf::write_npy(in_temp("lengths_x.npy"), too_long);
+    const outcome run = ctformer_run(files("lengths", "lengths_x", "lengths_y"));
+    EXPECT_EQ(run.status, 1) << run.printed;
+    EXPECT_NE(run.printed.find("length 1 to 128"), std::string::npos) << run.printed;
 }
 
 TEST(CtformerRun, BertBaseLayerMatchesTheReference) {

@@ -1,5 +1,6 @@
 // ctformer against PyTorch's nn.TransformerEncoderLayer (post-LN and norm_first, relu and gelu, BERT's
-// eps) and nn.TransformerEncoder of 2 and 12 layers (golden files, see support/golden.hpp). The
+// eps) and nn.TransformerEncoder of 2 and 12 layers (golden files, see support/golden.hpp); one model
+// for any length against PyTorch at three lengths and against its nested-tensor fast path. The
 // golden files can see a weight taken from the wrong name: with two same-shaped weights swapped, the
 // comparison fails.
 #include "support/golden.hpp"
@@ -48,6 +49,22 @@ TEST(PyTorchTransformerEncoder, TwoLayers) {
 
 TEST(PyTorchTransformerEncoder, TwelveLayers) {
     test::expect_golden(ctf::nn::encoder<layer<activation::relu, norm_position::post>, 12>(x), "encoder_12_layers");
+}
+
+// One model declared for up to 16 positions, at lengths 1, 9 and 16, and on a batch of those three
+// lengths (padded to 16, with their lengths) against nn.TransformerEncoder's nested tensors.
+TEST(PyTorchTransformerEncoder, AnyLengthAndMixedLengths) {
+    auto upto_16 = ctf::input<"x", ctf::batch, ctf::upto<16>, 32>();
+    auto model = ctf::compile(ctf::nn::encoder<layer<activation::relu, norm_position::post>, 2>(upto_16));
+    const ctf::tensor_map tensors = test::golden("encoder_lengths");
+    model.bind(tensors, test::with_outputs);
+    for (const char* length : {"1", "9", "16"})
+        test::expect_close(model.run({{"x", tensors.at(std::string("x_") + length)}}, {2}),
+                           tensors.at(std::string("expected_") + length), test::fp32_against_pytorch,
+                           std::string("length ") + length);
+    ctf::host_tensor<float> mixed;
+    model.run({{"x", tensors.at("x")}}, mixed, {.threads = 2, .lengths = {1, 9, 16}});
+    test::expect_close(mixed, tensors.at("expected_mixed"), test::fp32_against_pytorch, "mixed lengths");
 }
 
 // The golden tensors with two of them swapped.

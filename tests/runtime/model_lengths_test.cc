@@ -80,45 +80,59 @@ void TestAttendAndAdditiveMasksAtEveryLength() {
     });
 }
 
-// Queries and keys of two length variables, every pair of lengths, bottom-right causal and key padding.
+// Queries and keys of two length variables (MQA), bottom-right causal and key padding: every pair
+// of short lengths, and lengths around the kernel's key block (64) and past two of them.
 void TestCrossAttentionWithBothLengthsAtRunTime() {
     constexpr nn::config mqa{.d_model = 16, .heads = 4, .kv_heads = 1};
-    auto q = input<"q", batch, upto<12>, 16>();
-    auto kv = input<"kv", batch, upto<20, 1>, 16>();
-    auto pad = bool_input<"pad", batch, upto<20, 1>>();
+    auto q = input<"q", batch, upto<130>, 16>();
+    auto kv = input<"kv", batch, upto<130, 1>, 16>();
+    auto pad = bool_input<"pad", batch, upto<130, 1>>();
     const auto graph = nn::multi_head_attention<mqa>(q, kv, kv, causal_bottom_right, key_padding(pad));
     auto model = rt::compile(graph);
     std::vector<std::array<std::size_t, 2>> pairs;
-    for (std::size_t lq = 1; lq <= 12; ++lq)
-        for (std::size_t lk : {std::size_t{1}, std::size_t{2}, lq - 1, lq, lq + 1, std::size_t{20}})
-            if (lk >= 1) pairs.push_back({lq, lk});
+    for (std::size_t lq : {1, 2, 3, 5, 8, 9, 12, 63, 64, 65, 129, 130})
+        for (std::size_t lk : {std::size_t{1}, std::size_t{2}, lq - 1, lq, lq + 1, std::size_t{20}, std::size_t{129}})
+            if (lk >= 1 && lk <= 130) pairs.push_back({lq, lk});
     expect_every_length(model, graph, pairs, [](tensor_map& in) { bar_some_keys(in.at("pad")); });
 }
 
 // softmax(mask(Q·Kᵀ)) · V with no scale, so no attention kernel takes it: the transpose, batched
-// matmul, mask and softmax steps with both lengths at run time.
+// matmul, mask and softmax steps with both lengths at run time, each mask kind on the written scores
+// (both causal alignments, key padding, a per-sequence boolean mask and a per-head bias).
 auto scores_graph() {
     auto q = input<"q", batch, 2, upto<7>, 8>();
     auto k = input<"k", batch, 2, upto<9, 1>, 8>();
     auto v = input<"v", batch, 2, upto<9, 1>, 3>();
     auto pad = bool_input<"pad", batch, upto<9, 1>>();
-    return matmul(softmax(mask(mask(matmul(q, transpose(k)), causal_bottom_right), key_padding(pad))), v);
+    auto seq_mask = bool_input<"m", batch, upto<7>, upto<9, 1>>();
+    auto head_bias = input<"bias", 2, upto<7>, upto<9, 1>>();
+    auto causal_scores = mask(mask(matmul(q, transpose(k)), causal), causal_bottom_right);
+    return matmul(softmax(mask(mask(mask(causal_scores, key_padding(pad)), attend(seq_mask)), additive(head_bias))), v);
 }
 
+// Every (Lq, Lk) pair, Lq > Lk too (rows that see no key give zeros); sequence 1 has no key at all.
 void TestUnfusedStepsAtEveryLength() {
     const auto graph = scores_graph();
     auto model = rt::compile(graph);
+    for (const plan::step& s : model.program().steps)
+        EXPECT_TRUE(s.kernel == "transpose" || s.kernel == "matmul" || s.kernel == "mask" || s.kernel == "softmax")
+            << "unexpected step " << s.kernel;
     std::vector<std::array<std::size_t, 2>> pairs;
     for (std::size_t lq = 1; lq <= 7; ++lq)
         for (std::size_t lk = 1; lk <= 9; ++lk) pairs.push_back({lq, lk});
-    expect_every_length(model, graph, pairs, [](tensor_map& in) { bar_some_keys(in.at("pad")); });
+    expect_every_length(model, graph, pairs, [](tensor_map& in) {
+        host_tensor<float>& pad = in.at("pad");
+        bar_some_keys(pad);
+        std::fill(pad.data.begin() + pad.dims[1], pad.data.end(), 0.0f);
+        bar_some_keys(in.at("m"));
+    });
 }
 
 // A length above the maximum, a length of 0, and tensors that disagree on a length.
 void TestLengthErrorsNameTheTensor() {
     const auto graph = scores_graph();
     auto model = rt::compile(graph);
-    const tensor_map good = reference::random_inputs(graph, {2, {4, 5}}, 3);
+    const tensor_map good = reference::random_inputs(graph, {2, {4, 5}}, 3);  // B=2, Lq=4, Lk=5
     model.bind(good);
     const auto expect_error = [&]<class Error>(const char* name, dims_t dims, const std::string& says) {
         tensor_map bad = good;

@@ -1,8 +1,8 @@
 // Compiled models against the reference evaluator, on every Highway target compiled in: GQA with
-// causal and key-padding masks (a sequence with every key masked), MQA cross-attention (Lq != Lk,
-// bottom-right causal), odd lengths (L = 1, 129), a positional encoding added in a GEMM epilogue,
-// need_weights (attention_probabilities, a batched matmul with V, the head average), and attend and
-// additive masks of every shape, fused into the attention kernels.
+// causal and key-padding masks (a sequence with every key masked), a positional encoding added in a
+// GEMM epilogue, need_weights (attention_probabilities, a batched matmul with V, the head average),
+// and attend and additive masks of every shape, fused into the attention kernels. Cross-attention
+// and odd lengths: model_lengths_test.cc, every length of one model.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/model_masks_test.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -36,15 +36,6 @@ void TestGroupedQueryWithMasks() {
     for (std::size_t key = 0; key < 10; ++key) inputs.at("pad")[10 + key] = 0;  // sequence 1: none
     model.bind(inputs);
     test::expect_close(model.run(inputs, {1}), reference::evaluate(graph, inputs), test::fp32_model);
-}
-
-void TestCrossAttentionAndOddLengths() {
-    constexpr nn::config mqa{.d_model = 16, .heads = 4, .kv_heads = 1};
-    auto q = input<"q", batch, 5, 16>();
-    auto kv = input<"kv", batch, 9, 16>();
-    check(nn::multi_head_attention<mqa>(q, kv, kv, causal_bottom_right), 2);
-    check(nn::multi_head_attention<mqa>(input<"x", batch, 1, 16>()), 3);
-    check(nn::multi_head_attention<mqa>(input<"x", batch, 129, 16>(), causal), 1);
 }
 
 // need_weights: the output, the per-head weights kept from the run, and their mean over the heads.
@@ -165,7 +156,6 @@ HWY_AFTER_NAMESPACE();
 namespace ctformer::tests {
 HWY_BEFORE_TEST(CompiledModelMasks);
 HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestGroupedQueryWithMasks);
-HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestCrossAttentionAndOddLengths);
 HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestPositionalEncodingInEpilogue);
 HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestAttentionWeights);
 HWY_EXPORT_AND_TEST_P(CompiledModelMasks, TestAttendAndAdditiveMaskShapes);

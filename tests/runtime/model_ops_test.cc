@@ -1,9 +1,9 @@
 // Operations that no pass fuses, each on its own kernel, against the reference evaluator on every
 // Highway target compiled in: scale and the activations outside a GEMM (widths that leave a partial
-// vector), a matmul of two activations with a transposed operand, every mask kind on written-out
-// scores (broadcast shapes, rows with every key masked, Lq != Lk), softmax, and the head views
-// (split, expand, merge, transpose of a split) as copies; rank-3 batched operands, whose extent
-// before the matrix is the batch. The plans hold no other kind of step.
+// vector), a matmul of two activations with a transposed operand, and the head views (split,
+// expand, merge, transpose of a split) as copies; rank-3 batched operands, whose extent before the
+// matrix is the batch. The plans hold no other kind of step. Every mask kind on written-out scores,
+// with softmax, at every pair of lengths: model_lengths_test.cc.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/model_ops_test.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -39,46 +39,6 @@ void TestScaleAndActivations() {
     check(relu(x) + gelu(scale(x, 2.5)) + gelu_tanh(scale(x, -3.0)), {"relu", "gelu", "gelu_tanh", "scale", "add"});
 }
 
-// softmax(mask(Q·Kᵀ)) · V with no scale, so no attention kernel takes it: each operation a step.
-template <class Masked>
-void check_scores(const Masked& masked, tensor_map inputs, std::initializer_list<std::string_view> kernels) {
-    auto v = input<"v", batch, 2, 6, 3>();
-    check(matmul(softmax(masked), v), inputs, kernels);
-}
-
-// About a third of a boolean mask's keys barred, in no period that divides a row.
-void bar_some(host_tensor<float>& m) {
-    for (std::size_t i = 0; i < m.size(); ++i)
-        if ((i * 2654435761u >> 7) % 3 == 0) m[i] = 0;
-}
-
-void TestMasksOnWrittenScores() {
-    auto q = input<"q", batch, 2, 5, 8>();
-    auto k = input<"k", batch, 2, 6, 8>();
-    auto scores = matmul(q, transpose(k));
-    auto pad = bool_input<"pad", batch, 6>();
-    auto seq_mask = bool_input<"m", batch, 5, 6>();
-    auto head_bias = input<"bias", 2, 5, 6>();
-    auto graph = mask(mask(mask(mask(scores, causal_bottom_right), key_padding(pad)), attend(seq_mask)),
-                      additive(head_bias));
-    tensor_map inputs = reference::random_inputs(matmul(softmax(graph), input<"v", batch, 2, 6, 3>()), 2, 13);
-    for (std::size_t key = 0; key < 6; ++key) inputs.at("pad")[6 + key] = 0;  // sequence 1: no key at all
-    bar_some(inputs.at("m"));
-    inputs.at("pad")[2] = 0;
-    check_scores(graph, inputs, {"transpose", "matmul", "mask", "softmax"});
-
-    auto wide_q = input<"q", batch, 2, 8, 8>();  // Lq > Lk: the first rows see no key
-    auto bias = input<"bias", 8, 6>();
-    auto full = bool_input<"m", batch, 2, 8, 6>();
-    auto wide = mask(mask(mask(matmul(wide_q, transpose(k)), causal_bottom_right), additive(bias)), attend(full));
-    tensor_map wide_inputs = reference::random_inputs(matmul(softmax(wide), input<"v", batch, 2, 6, 3>()), 2, 17);
-    bar_some(wide_inputs.at("m"));
-    check_scores(wide, wide_inputs, {"transpose", "matmul", "mask", "softmax"});
-    check_scores(mask(scores, causal), reference::random_inputs(matmul(softmax(mask(scores, causal)),
-                                                                       input<"v", batch, 2, 6, 3>()), 2, 19),
-                 {"transpose", "matmul", "mask", "softmax"});
-}
-
 void TestHeadViews() {
     auto x = input<"x", batch, 5, 12>();
     check(merge_heads(expand_heads<6>(split_heads<3>(x))), {"split_heads", "expand_heads", "merge_heads"});
@@ -97,7 +57,6 @@ HWY_AFTER_NAMESPACE();
 namespace ctformer::tests {
 HWY_BEFORE_TEST(StandaloneOperations);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestScaleAndActivations);
-HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestMasksOnWrittenScores);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestHeadViews);
 }  // namespace ctformer::tests
 #endif

@@ -210,7 +210,7 @@ private:
         s.writes = out;
         s.repeat = repeat_;
         s.scratch_bytes = kind::scratch_bytes();
-        s.flops = &kind::flops;
+        s.flops_of = &kind::flops;
         s.launch = &kind::launch;
         if constexpr (requires { &kind::pack; }) s.pack = &kind::pack;
         if constexpr (requires { kind::mixed_lengths; }) s.mixed_lengths = kind::mixed_lengths;

@@ -20,6 +20,7 @@
 
 #include "../dsl/repeat.hpp"
 #include "../kernels/gemm.hpp"
+#include "../shape/ragged.hpp"
 
 namespace ctformer::plan {
 
@@ -82,11 +83,19 @@ struct step {
     int repeat = -1;
     std::size_t scratch_bytes = 0;  // per thread, in this target's layout
     bool mixed_lengths = false;     // it runs a packed mixed-length batch (shape/ragged.hpp)
-    double (*flops)(const extent_values&) = nullptr;
+    double (*flops_of)(const extent_values&) = nullptr;
     void (*launch)(const step&, const launch_args&) = nullptr;
     // Packs W [N, K] (and the bias) for this target, when the step has packed weights.
     kernels::packed_weight (*pack)(const float* w, const float* bias) = nullptr;
     const void* node = nullptr;  // the fused node it computes: its compile-time shapes and parameters
+
+    // Floating-point operations for a run of `at`; a packed mixed-length batch's, sequence by sequence.
+    double flops(const extent_values& at) const {
+        if (!at.ragged) return flops_of(at);
+        double total = 0;
+        for (std::size_t q = 0; q < at.ragged->sequences(); ++q) total += flops_of({1, {at.ragged->length(q)}});
+        return total;
+    }
 };
 
 struct repeat_block {
