@@ -39,108 +39,111 @@ auto reference_attention(Q q, K key, V v, P pad) {
     else return scaled_dot_product_attention(q, key, v, causal_mask(), key_padding(pad));
 }
 
-// logit_scale multiplies q: 30 puts logits near ±90, where a naive exp overflows.
-template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Dv, causality Causal = causality::none,
-          bool Padding = false>
-void check(float logit_scale = 1.0f, std::vector<float> pad_values = {}) {
-    auto q = input<"q", int(Lq), int(Dk)>();
-    auto key = input<"k", int(Lk), int(Dk)>();
-    auto v = input<"v", int(Lk), int(Dv)>();
-    auto pad = bool_input<"pad", int(Lk)>();
+// logit_scale multiplies q: 30 puts logits near ±90, where a naive exp overflows. The lengths are
+// run-time, as the kernel takes them: one reference graph per head size and mask.
+template <std::size_t Dk, std::size_t Dv, causality Causal = causality::none, bool Padding = false>
+void check(std::size_t lq, std::size_t lk, float logit_scale = 1.0f, std::vector<float> pad_values = {}) {
+    auto q = input<"q", upto<300>, int(Dk)>();
+    auto key = input<"k", upto<300, 1>, int(Dk)>();
+    auto v = input<"v", upto<300, 1>, int(Dv)>();
+    auto pad = bool_input<"pad", upto<300, 1>>();
     auto expr = reference_attention<Causal, Padding>(q, key, v, pad);
-    tensor_map in = reference::random_inputs(q + q, 1, 21);
-    in.merge(reference::random_inputs(key + key, 1, 22));
-    in.merge(reference::random_inputs(v + v, 1, 23));
+    const extent_values at{1, {lq, lk}};
+    tensor_map in = reference::random_inputs(q + q, at, 21);
+    in.merge(reference::random_inputs(key + key, at, 22));
+    in.merge(reference::random_inputs(v + v, at, 23));
     for (float& x : in.at("q").data) x *= logit_scale;
-    in["pad"] = host_tensor<float>({Lk}, pad_values.empty() ? std::vector<float>(Lk, 1.0f) : pad_values);
+    in["pad"] = host_tensor<float>({lk}, pad_values.empty() ? std::vector<float>(lk, 1.0f) : pad_values);
     const auto want = reference::evaluate(expr, in);
 
     const float scale = static_cast<float>(1.0 / std::sqrt(double(Dk)));
     const k::attention_args args{scale, Padding ? in.at("pad").data.data() : nullptr};
     using scratch_type = kt::attention_scratch<Dk, Dv>;
-    const auto memory = hwy::AllocateAligned<std::byte>(scratch_type::bytes(Lq, Lk));
-    scratch_type scratch(memory.get(), Lq, Lk);
-    std::vector<float> got(Lq * Dv, -12345.0f);
+    const auto memory = hwy::AllocateAligned<std::byte>(scratch_type::bytes(lq, lk));
+    scratch_type scratch(memory.get(), lq, lk);
+    std::vector<float> got(lq * Dv, -12345.0f);
     kt::attention<Dk, Dv, Causal>(in.at("q").data.data(), in.at("k").data.data(),
                                           in.at("v").data.data(), got.data(), args, scratch);
     test::expect_close(got, want, {.atol = 1e-5, .rtol = 1e-4},
-                       "attention Lq=" + std::to_string(Lq) + " Lk=" + std::to_string(Lk) + " Dk=" + std::to_string(Dk) +
+                       "attention Lq=" + std::to_string(lq) + " Lk=" + std::to_string(lk) + " Dk=" + std::to_string(Dk) +
                            " Dv=" + std::to_string(Dv));
 }
 
 void TestShapes() {
-    check<1, 1, 8, 8>();
-    check<10, 10, 64, 64>();
-    check<7, 13, 16, 24>();
-    check<129, 37, 64, 64>();
-    check<37, 129, 64, 40>();
-    check<9, 70, 16, 12>();  // value rows of no whole vector on AVX2 and AVX-512: staged, padded
+    check<8, 8>(1, 1);
+    check<64, 64>(10, 10);
+    check<16, 24>(7, 13);
+    check<64, 64>(129, 37);
+    check<64, 40>(37, 129);
+    check<16, 12>(9, 70);  // value rows of no whole vector on AVX2 and AVX-512: staged, padded
 }
 
 void TestCausal() {
-    check<10, 10, 64, 64, causality::top_left>();
-    check<129, 129, 32, 32, causality::top_left>();
-    check<5, 70, 16, 16, causality::top_left>();
-    check<5, 70, 16, 16, causality::bottom_right>();
-    check<70, 5, 16, 16, causality::bottom_right>();  // the first 65 queries see no key: zeros
-    check<70, 5, 16, 16, causality::top_left>();
-    check<300, 260, 64, 64, causality::top_left>();  // two query tiles over five key blocks
+    check<64, 64, causality::top_left>(10, 10);
+    check<32, 32, causality::top_left>(129, 129);
+    check<16, 16, causality::top_left>(5, 70);
+    check<16, 16, causality::bottom_right>(5, 70);
+    check<16, 16, causality::bottom_right>(70, 5);  // the first 65 queries see no key: zeros
+    check<16, 16, causality::top_left>(70, 5);
+    check<64, 64, causality::top_left>(300, 260);  // two query tiles over five key blocks
 }
 
 void TestPaddingAndFullyMaskedRows() {
-    check<6, 9, 16, 16, causality::none, true>(1.0f, {1, 0, 1, 1, 0, 0, 1, 1, 0});
-    check<6, 9, 16, 16, causality::none, true>(1.0f, std::vector<float>(9, 0.0f));  // all masked: zeros
-    check<6, 9, 16, 16, causality::top_left, true>(1.0f, {0, 0, 1, 1, 0, 0, 1, 1, 0});  // rows 0, 1: zeros
+    check<16, 16, causality::none, true>(6, 9, 1.0f, {1, 0, 1, 1, 0, 0, 1, 1, 0});
+    check<16, 16, causality::none, true>(6, 9, 1.0f, std::vector<float>(9, 0.0f));  // all masked: zeros
+    check<16, 16, causality::top_left, true>(6, 9, 1.0f, {0, 0, 1, 1, 0, 0, 1, 1, 0});  // rows 0, 1: zeros
     std::vector<float> every_third(150, 0.0f);  // keys 0, 3, 6, ... up to 126; the last block all masked
     for (std::size_t j = 0; j < 128; j += 3) every_third[j] = 1.0f;
-    check<70, 150, 16, 16, causality::none, true>(1.0f, every_third);
+    check<16, 16, causality::none, true>(70, 150, 1.0f, every_third);
 }
 
 void TestLargeLogits() {
-    check<10, 10, 64, 64>(30.0f);
-    check<33, 70, 64, 64, causality::bottom_right>(30.0f);
+    check<64, 64>(10, 10, 30.0f);
+    check<64, 64, causality::bottom_right>(33, 70, 30.0f);
 }
 
-// attend and additive masks, as the scores are computed: of [Lq, Lk] (Rows = Lq) or one row for
-// every query ([1, Lk]: a row stride of 0), with causality, against mask(…, attend / additive) in
-// the DSL. Every third score barred, biases of ±3, and a query row whose every key is barred.
-template <std::size_t Lq, std::size_t Lk, std::size_t Dk, std::size_t Rows, causality Causal = causality::none>
-void check_masks() {
-    auto q = input<"q", int(Lq), int(Dk)>();
-    auto key = input<"k", int(Lk), int(Dk)>();
-    auto v = input<"v", int(Lk), int(Dk)>();
-    auto m = bool_input<"m", int(Rows), int(Lk)>();
-    auto b = input<"b", int(Rows), int(Lk)>();
+// attend and additive masks, as the scores are computed: of [Lq, Lk] or, OneRow, one row for every
+// query ([1, Lk]: a row stride of 0), with causality, against mask(…, attend / additive) in the DSL.
+// Every third score barred, biases of ±3, and a query row whose every key is barred.
+template <std::size_t Dk, bool OneRow = false, causality Causal = causality::none>
+void check_masks(std::size_t lq, std::size_t lk) {
+    auto q = input<"q", upto<100>, int(Dk)>();
+    auto key = input<"k", upto<100, 1>, int(Dk)>();
+    auto v = input<"v", upto<100, 1>, int(Dk)>();
+    constexpr int rows = OneRow ? 1 : upto<100>;
+    auto m = bool_input<"m", rows, upto<100, 1>>();
+    auto b = input<"b", rows, upto<100, 1>>();
     auto expr = [&] {
         if constexpr (Causal == causality::none) return nn::scaled_dot_product_attention(q, key, v, attend(m), additive(b));
         else return nn::scaled_dot_product_attention(q, key, v, additive(b), causal, attend(m));
     }();
-    tensor_map in = reference::random_inputs(expr, 1, 24);
-    for (std::size_t i = 0; i < Rows * Lk; ++i) {
-        in.at("m")[i] = i % 3 == 1 || (i / Lk == Rows - 1 && Rows > 1) ? 0.0f : 1.0f;  // the last row: all barred
+    tensor_map in = reference::random_inputs(expr, extent_values{1, {lq, lk}}, 24);
+    const std::size_t mask_rows = OneRow ? 1 : lq;
+    for (std::size_t i = 0; i < mask_rows * lk; ++i) {
+        in.at("m")[i] = i % 3 == 1 || (i / lk == mask_rows - 1 && mask_rows > 1) ? 0.0f : 1.0f;  // the last row: all barred
         in.at("b")[i] = 3.0f * std::sin(0.7f * float(i));
     }
     const auto want = reference::evaluate(expr, in);
-    const std::size_t stride = Rows == 1 ? 0 : Lk;
+    const std::size_t stride = OneRow ? 0 : lk;
     const k::attention_args args{static_cast<float>(1.0 / std::sqrt(double(Dk))), nullptr,
                                  {in.at("m").data.data(), stride}, {in.at("b").data.data(), stride}};
     using scratch_type = kt::attention_scratch<Dk, Dk>;
-    const auto memory = hwy::AllocateAligned<std::byte>(scratch_type::bytes(Lq, Lk));
-    scratch_type scratch(memory.get(), Lq, Lk);
-    std::vector<float> got(Lq * Dk, -12345.0f);
+    const auto memory = hwy::AllocateAligned<std::byte>(scratch_type::bytes(lq, lk));
+    scratch_type scratch(memory.get(), lq, lk);
+    std::vector<float> got(lq * Dk, -12345.0f);
     kt::attention<Dk, Dk, Causal>(in.at("q").data.data(), in.at("k").data.data(), in.at("v").data.data(),
                                           got.data(), args, scratch);
     test::expect_close(got, want, {.atol = 1e-5, .rtol = 1e-4},
-                       "masked attention Lq=" + std::to_string(Lq) + " Lk=" + std::to_string(Lk) + " rows " +
-                           std::to_string(Rows));
+                       "masked attention Lq=" + std::to_string(lq) + " Lk=" + std::to_string(lk) + " rows " +
+                           std::to_string(mask_rows));
 }
 
 void TestAttendAndAdditiveMasks() {
-    check_masks<10, 10, 16, 10>();
-    check_masks<7, 13, 16, 1>();     // one row for every query
-    check_masks<9, 70, 16, 9>();     // the mask rows' last vectors partial, two key blocks
-    check_masks<70, 70, 32, 70, causality::top_left>();
-    check_masks<33, 5, 8, 33>();     // fewer keys than one vector
+    check_masks<16>(10, 10);
+    check_masks<16, true>(7, 13);  // one row for every query
+    check_masks<16>(9, 70);        // the mask rows' last vectors partial, two key blocks
+    check_masks<32, false, causality::top_left>(70, 70);
+    check_masks<8>(33, 5);         // fewer keys than one vector
 }
 
 }  // namespace ctformer::tests::HWY_NAMESPACE

@@ -29,6 +29,7 @@ inline bool sequence_rows(const plan::slot& v) {
 
 // Why p cannot run a packed mixed-length batch, or "" when it can.
 inline std::string mixed_lengths_refusal(const plan::program& p) {
+    if (!sequence_rows(p.slots[p.result])) return "its result " + p.slots[p.result].shape_text() + " is not [B, L, ...]";
     for (std::size_t k = 0; k < p.steps.size(); ++k)
         if (!p.steps[k].mixed_lengths) return "step " + std::to_string(k) + " (" + p.steps[k].kernel + ") needs one length";
     for (plan::slot_id s = 0; s < p.slots.size(); ++s) {
