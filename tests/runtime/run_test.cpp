@@ -195,13 +195,19 @@ long producer(const ctf::plan::program& p, ctf::plan::slot_id read) {
     return -1000;  // a weight or constant: not drawn
 }
 
-TEST(Plan, TheStepsExplainPrintsAreTheStepsThatRun) {
+// stack_of_3 compiled, bound and run once on a batch of `batch`, its steps recorded as they ran.
+auto recorded_run(std::size_t batch, int threads) {
     auto model = ctf::compile(stack_of_3);
-    const ctf::tensor_map inputs = ctf::reference::random_inputs(stack_of_3, 3);
+    const ctf::tensor_map inputs = ctf::reference::random_inputs(stack_of_3, batch);
     model.bind(inputs);
-    std::vector<ctf::runtime::step_record> ran;
+    std::vector<ctf::runtime::step_record> records;
     ctf::host_tensor<float> output;
-    model.run(inputs, output, {.threads = 2, .profile = &ran});
+    model.run(inputs, output, {.threads = threads, .profile = &records});
+    return std::pair{std::move(model), std::move(records)};
+}
+
+TEST(Plan, TheStepsExplainPrintsAreTheStepsThatRun) {
+    const auto [model, ran] = recorded_run(3, 2);
     const ctf::plan::program& p = model.program();
     std::vector<std::pair<std::size_t, int>> planned;
     p.for_each_run([&](std::size_t k, int iteration) { planned.emplace_back(k, iteration); });
@@ -266,12 +272,7 @@ std::vector<double> profile_numbers(const std::string& row) {
 // One row per step of the plan, a repeat's steps run once per iteration, the rows adding up to the
 // total; a GEMM's bytes are its input, output and packed weights; records of another plan refused.
 TEST(Profile, ShowsEveryStepWithItsTimeRateAndBytes) {
-    auto model = ctf::compile(stack_of_3);
-    const ctf::tensor_map inputs = ctf::reference::random_inputs(stack_of_3, 2);
-    model.bind(inputs);
-    std::vector<ctf::runtime::step_record> records;
-    ctf::host_tensor<float> output;
-    model.run(inputs, output, {.threads = 1, .profile = &records});
+    auto [model, records] = recorded_run(2, 1);  // records: a wrong one is added below
     std::istringstream text(model.profile(records, 2));
     std::vector<std::string> rows;
     for (std::string row; std::getline(text, row);) rows.push_back(row);

@@ -30,11 +30,7 @@ inline double bytes_moved(const plan::program& p, std::size_t k, const plan::ext
         floats += double(p.slots[o.slot].elements(at));
     }
     for (const plan::packed_use& use : s.packed)
-        for (const std::vector<int>& extents : use.part_extents) {
-            double n = 1;
-            for (int e : extents) n *= e;
-            floats += n;
-        }
+        for (const std::vector<int>& extents : use.part_extents) floats += double(at.elements(extents));
     return floats * sizeof(float);
 }
 

@@ -11,7 +11,7 @@
 namespace ctformer::reference {
 
 // Every tensor the graph reads, a repeat's weights once per iteration ("layers.3.linear1.weight"),
-// at the run-time extents `at` (a batch; lengths, 0 for their maxima).
+// at the run-time extents `at` (a batch, alone or with lengths: 0 for their maxima).
 template <operand E>
 tensor_map random_inputs(const E& e, const extent_values& at, unsigned seed = 1) {
     tensor_map tensors;
@@ -26,11 +26,6 @@ tensor_map random_inputs(const E& e, const extent_values& at, unsigned seed = 1)
         tensors.insert_or_assign(name, std::move(t));
     });
     return tensors;
-}
-
-template <operand E>
-tensor_map random_inputs(const E& e, std::size_t batch_size, unsigned seed = 1) {
-    return random_inputs(e, extent_values{batch_size}, seed);
 }
 
 }  // namespace ctformer::reference

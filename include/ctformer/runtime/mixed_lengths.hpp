@@ -71,7 +71,6 @@ public:
         if (padded_length_) packed_[p.result].resize(ragged_.tokens() * row_floats(out));
     }
 
-    const ragged_batch& ragged() const { return ragged_; }
     // The run's extents: one packed sequence of T tokens.
     plan::extent_values extents() const {
         plan::extent_values at{1, {ragged_.tokens()}};

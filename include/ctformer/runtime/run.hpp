@@ -45,7 +45,6 @@ public:
         } else {
             whole_ = checked_inputs(inputs);
         }
-        batch_ = whole_.batch;
         const dims_t expected = mixed_ ? mixed_->output_dims() : dims_of(p.slots[p.result].extents, whole_);
         if (output.dims.empty()) output = host_tensor<float>(expected);
         if (output.dims != expected) throw shape_mismatch("output", to_string(expected), to_string(output.dims));
@@ -67,8 +66,8 @@ public:
 
     // The next chunk of the batch's sequences, its slots resolved; false when every one has run.
     bool next_chunk() {
-        if (first_ >= batch_) return false;
-        at_ = whole_.with_batch(std::min(chunk_, batch_ - first_));
+        if (first_ >= whole_.batch) return false;
+        at_ = whole_.with_batch(std::min(chunk_, whole_.batch - first_));
         where_.assign(p_.slots.size(), nullptr);
         for (plan::slot_id s = 0; s < p_.slots.size(); ++s) {
             const plan::slot& v = p_.slots[s];
@@ -109,7 +108,7 @@ public:
     void finish() const {
         std::size_t expected = 0;
         p_.for_each_run([&](std::size_t, int) { ++expected; });
-        if (steps_run_ != expected * chunks_run_ || first_ < batch_)
+        if (steps_run_ != expected * chunks_run_ || first_ < whole_.batch)
             throw error("ctformer: internal error, please report: " + std::to_string(steps_run_) + " steps run of " +
                         std::to_string(expected * chunks_run_));
         if (mixed_) mixed_->finish(p_.result, *output_);
@@ -188,7 +187,7 @@ private:
                                                  // extents point into it, so it does not move with the run
     host_tensor<float>* output_ = nullptr;
     plan::extent_values whole_;                   // the whole batch's extents
-    std::size_t batch_ = 0, chunk_ = 0;           // the whole batch, and the most sequences a chunk takes
+    std::size_t chunk_ = 0;                       // the most sequences a chunk takes
     std::size_t first_ = 0, chunk_first_ = 0, chunks_run_ = 0;
     plan::extent_values at_;                      // this chunk's
     float* arena_ = nullptr;
