@@ -3,8 +3,12 @@
 //              in fused_attention(heads(columns(qkv)), ...)
 // The three projections of one input become one GEMM against [Wq|Wk|Wv], packed at bind time; the
 // attention reads its heads out of the wide result by index arithmetic (heads: split_heads, and
-// expand_heads for GQA/MQA), so nothing is copied.
+// expand_heads for GQA/MQA), so nothing is copied. fuse_kv (fuse_kv.hpp) does the same for K and V.
 #pragma once
+
+#include <algorithm>
+#include <array>
+#include <numeric>
 
 #include "../dsl/ops/heads.hpp"
 #include "match.hpp"
@@ -44,11 +48,44 @@ auto reproject(const E& e, Columns columns) {
         return make_node<shape_of_t<E>>(split_heads_op{}, std::move(columns));
 }
 
-// Q, K and V projected from one input (a concept, so the checks stop at the first that fails).
-template <class Q, class K, class V>
-concept projected_from_one_input =
-    projection<Q>::fits && projection<K>::fits && projection<V>::fits && is_leaf<projected_input<Q>> &&
-    std::is_same_v<projected_input<Q>, projected_input<K>> && std::is_same_v<projected_input<Q>, projected_input<V>>;
+// The projections at children Fused... of the attention e, all of one input, as one gemm against
+// their weights stacked (packed at bind time), bound as Label(first weight's name); the attention
+// then reads each projection's heads from its columns of the wide result.
+template <fixed_string Label, std::size_t... Fused, class E>
+auto fuse_projections(const E& e) {
+    constexpr std::array<std::size_t, sizeof...(Fused)> fused{Fused...};
+    constexpr std::array<int, sizeof...(Fused)> widths{last(extents_of<typename projection<child_t<E, Fused>>::gemm>)...};
+    constexpr int width = (0 + ... + last(extents_of<typename projection<child_t<E, Fused>>::gemm>));
+    using first = typename projection<child_t<E, fused[0]>>::gemm;
+    const auto& x = child<0>(projection<child_t<E, fused[0]>>::of(child<fused[0]>(e)));
+    auto weights = make_node<shape<width, last(extents_of<child_t<first, 0>>)>>(
+        concat_op{}, child<1>(projection<child_t<E, Fused>>::of(child<Fused>(e)))...);
+    auto biases = make_node<shape<width>>(concat_op{}, child<2>(projection<child_t<E, Fused>>::of(child<Fused>(e)))...);
+    using wide = shape_from_t<concat(drop_last<1>(extents_of<first>), std::array{width})>;
+    auto projections = make_node<wide>(gemm_op<biased>{}, x, weights, biases);
+    constexpr auto name = Label + fixed_string("(") + head_t<child_t<first, 1>>::name + fixed_string(")");
+    return on_result(bind<name>(std::move(projections)), [&](auto all) {
+        const auto operand = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+            constexpr std::size_t at = std::find(fused.begin(), fused.end(), I) - fused.begin();
+            if constexpr (at == fused.size()) {
+                return child<I>(e);
+            } else {
+                constexpr int from = std::accumulate(widths.begin(), widths.begin() + at, 0);
+                using part = shape_of_t<typename projection<child_t<E, I>>::gemm>;
+                return reproject(child<I>(e), make_node<part>(columns_op<from, from + widths[at]>{}, all));
+            }
+        };
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return make_node<shape_of_t<E>>(op_of(e), operand(std::integral_constant<std::size_t, I>{})...);
+        }(std::make_index_sequence<arity<E>>{});
+    });
+}
+
+// Projections, all from one leaf (a concept, so the checks stop at the first that fails).
+template <class First, class... Rest>
+concept projected_from_one_input = projection<First>::fits && (projection<Rest>::fits && ...) &&
+                                   is_leaf<projected_input<First>> &&
+                                   (std::is_same_v<projected_input<First>, projected_input<Rest>> && ...);
 
 }  // namespace detail
 
@@ -58,28 +95,7 @@ struct fuse_qkv {
     template <class E>
         requires is_attention<E> && detail::projected_from_one_input<child_t<E, 0>, child_t<E, 1>, child_t<E, 2>>
     static auto fuse(const E& e) {
-        const auto& q = detail::projection<child_t<E, 0>>::of(child<0>(e));
-        const auto& k = detail::projection<child_t<E, 1>>::of(child<1>(e));
-        const auto& v = detail::projection<child_t<E, 2>>::of(child<2>(e));
-        using Q = std::decay_t<decltype(q)>;
-        using K = std::decay_t<decltype(k)>;
-        using V = std::decay_t<decltype(v)>;
-        constexpr int nq = last(extents_of<Q>), nk = last(extents_of<K>), nv = last(extents_of<V>);
-        constexpr int width = nq + nk + nv;
-        auto weights = make_node<shape<width, last(extents_of<child_t<Q, 0>>)>>(concat_op{}, child<1>(q),
-                                                                               child<1>(k), child<1>(v));
-        auto biases = make_node<shape<width>>(concat_op{}, child<2>(q), child<2>(k), child<2>(v));
-        using wide = shape_from_t<concat(drop_last<1>(extents_of<Q>), std::array{width})>;
-        auto projections = make_node<wide>(gemm_op<detail::biased>{}, child<0>(q), weights, biases);
-        constexpr auto name = fixed_string("qkv(") + head_t<child_t<Q, 1>>::name + fixed_string(")");
-        return on_result(bind<name>(std::move(projections)), [&](auto all) {
-            auto heads_q = detail::reproject(child<0>(e), make_node<shape_of_t<Q>>(columns_op<0, nq>{}, all));
-            auto heads_k = detail::reproject(child<1>(e), make_node<shape_of_t<K>>(columns_op<nq, nq + nk>{}, all));
-            auto heads_v = detail::reproject(child<2>(e), make_node<shape_of_t<V>>(columns_op<nq + nk, width>{}, all));
-            return [&]<std::size_t... Mask>(std::index_sequence<Mask...>) {  // the masks after Q, K and V
-                return make_node<shape_of_t<E>>(op_of(e), heads_q, heads_k, heads_v, child<3 + Mask>(e)...);
-            }(std::make_index_sequence<arity<E> - 3>{});
-        });
+        return detail::fuse_projections<"qkv", 0, 1, 2>(e);
     }
 };
 

@@ -9,6 +9,7 @@
 //   fuse_positional_encoding   gemm + PE table                   → gemm epilogue
 //   fuse_residual              gemm + r                          → gemm epilogue
 //   fuse_qkv                   three projections of one input    → one gemm, bound once
+//   fuse_kv                    K and V projections of one memory → one gemm, bound once
 #pragma once
 
 #include <tuple>
@@ -16,6 +17,7 @@
 #include "fuse_activation.hpp"
 #include "fuse_attention.hpp"
 #include "fuse_attention_weights.hpp"
+#include "fuse_kv.hpp"
 #include "fuse_linear.hpp"
 #include "fuse_positional_encoding.hpp"
 #include "fuse_qkv.hpp"
@@ -26,7 +28,7 @@
 namespace ctformer::passes {
 
 using pipeline = std::tuple<fuse_attention, fuse_attention_weights, fuse_linear, fuse_activation, fuse_residual_layer_norm,
-                            fuse_positional_encoding, fuse_residual, fuse_qkv>;
+                            fuse_positional_encoding, fuse_residual, fuse_qkv, fuse_kv>;
 
 inline constexpr std::size_t pass_count = std::tuple_size_v<pipeline>;
 
