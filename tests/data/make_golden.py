@@ -179,6 +179,43 @@ def lengths_case(out):
          {"module": "nn.TransformerEncoder(enable_nested_tensor=True)"})
 
 
+def decoder_cases(out):
+    """nn.TransformerDecoderLayer, post-LN with a causal tgt_mask and both key-padding masks, and
+    pre-LN (gelu) with a boolean tgt_mask and a float memory_mask; a 2-layer nn.TransformerDecoder
+    with its final norm; nn.Transformer with 2 + 2 layers. Targets are 5 long, sources 7."""
+    d, heads, d_ff, batch, lt, ls = 32, 4, 64, 2, 5, 7
+    causal = torch.triu(torch.ones(lt, lt, dtype=torch.bool), 1)  # True = masked
+
+    def layer(act="relu", norm_first=False):
+        return torch.nn.TransformerDecoderLayer(d, heads, d_ff, dropout=0.0, activation=act, batch_first=True,
+                                                norm_first=norm_first)
+
+    def case(name, module, inputs, ours, masks):
+        """module(*inputs, **masks), saved with its inputs and ctformer's masks (`ours`) by name."""
+        tensors = dict(module.state_dict(), **inputs, **ours)
+        tensors["expected"] = module(*inputs.values(), **masks)
+        save(os.path.join(out, name + ".safetensors"), tensors, {"module": type(module).__name__})
+
+    tgt, memory, src = torch.randn(batch, lt, d), torch.randn(batch, ls, d), torch.randn(batch, ls, d)
+    tgt_pad, memory_pad = padding(batch, lt), padding(batch, ls)
+    case("decoder_layer_post_masks", randomize(layer().eval()), {"tgt": tgt, "memory": memory},
+         {"tgt_pad": attend(tgt_pad), "memory_pad": attend(memory_pad)},
+         {"tgt_mask": causal, "tgt_key_padding_mask": tgt_pad, "memory_key_padding_mask": memory_pad})
+
+    tgt_mask = torch.rand(lt, lt) < 0.3
+    tgt_mask[:, 0] = False
+    memory_mask = torch.randn(lt, ls)
+    case("decoder_layer_pre_gelu_masks", randomize(layer("gelu", norm_first=True).eval()),
+         {"tgt": tgt, "memory": memory}, {"tgt_attend": attend(tgt_mask), "memory_bias": memory_mask},
+         {"tgt_mask": tgt_mask, "memory_mask": memory_mask})
+
+    stack = randomize(torch.nn.TransformerDecoder(layer(), 2, norm=torch.nn.LayerNorm(d)).eval())
+    case("decoder_2_layers", stack, {"tgt": tgt, "memory": memory}, {}, {"tgt_mask": causal})
+
+    transformer = randomize(torch.nn.Transformer(d, heads, 2, 2, d_ff, dropout=0.0, batch_first=True).eval())
+    case("transformer_2_2", transformer, {"src": src, "tgt": tgt}, {"src_pad": attend(memory_pad)},
+         {"tgt_mask": causal, "src_key_padding_mask": memory_pad, "memory_key_padding_mask": memory_pad})
+
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "golden")
     os.makedirs(out, exist_ok=True)
@@ -187,4 +224,5 @@ if __name__ == "__main__":
     gqa_case(out)
     mask_cases(out)
     lengths_case(out)
+    decoder_cases(out)
     print("torch", torch.__version__, "->", out)

@@ -1,6 +1,6 @@
 // One model, any length: models declared with run-time lengths (upto<N>) run at every length from 1
 // to N against the reference evaluator, on every Highway target compiled in, with each mask kind;
-// cross-attention with the lengths of queries and keys both at run time; a length above the maximum
+// a decoder with the lengths of its target and memory both at run time; a length above the maximum
 // or tensors that disagree on a length are typed errors naming the tensor. Mixed-length batches
 // (run_options::lengths), padded and packed, against each sequence run alone.
 #undef HWY_TARGET_INCLUDE
@@ -94,15 +94,23 @@ void TestAttendAndAdditiveMasksAtEveryLength() {
     });
 }
 
-// Queries and keys of two length variables (MQA), bottom-right causal and key padding: every pair
-// of short lengths, and lengths around the kernel's key block (64) and past two of them.
-void TestCrossAttentionWithBothLengthsAtRunTime() {
-    constexpr nn::config mqa{.d_model = 16, .heads = 4, .kv_heads = 1};
-    auto q = input<"q", batch, upto<130>, 16>();
-    auto kv = input<"kv", batch, upto<130, 1>, 16>();
+// A two-layer MQA decoder, its target and memory lengths two variables: causal self-attention, and
+// cross-attention bottom-right causal with key padding over a memory computed outside the repeated
+// layer (a LayerNorm of the source). Every pair of short lengths, and lengths around the attention
+// kernel's key block (64) and past two of them.
+void TestDecoderWithBothLengthsAtRunTime() {
+    constexpr nn::config mqa{.d_model = 16, .heads = 4, .kv_heads = 1, .d_ff = 24};
+    auto tgt = input<"tgt", batch, upto<130>, 16>();
+    auto src = input<"src", batch, upto<130, 1>, 16>();
     auto pad = bool_input<"pad", batch, upto<130, 1>>();
-    const auto graph = nn::multi_head_attention<mqa>(q, kv, kv, causal_bottom_right, key_padding(pad));
+    const auto graph = nn::decoder<mqa, 2>(tgt, nn::norm<mqa, "source_norm">(src), nn::tgt_masks(causal),
+                                           nn::memory_masks(causal_bottom_right, key_padding(pad)));
     auto model = rt::compile(graph);
+    std::vector<std::string> gemms;  // fuse_qkv's and fuse_kv's projections among them
+    for (const plan::step& s : model.program().steps)
+        if (s.kernel == std::string("gemm")) gemms.push_back(model.program().display_name(s.writes));
+    EXPECT_EQ(gemms.front(), "layers.{i}.qkv(self_attn.q_proj_weight)");
+    EXPECT_NE(std::find(gemms.begin(), gemms.end(), "layers.{i}.kv(multihead_attn.k_proj_weight)"), gemms.end());
     std::vector<std::array<std::size_t, 2>> pairs;
     for (std::size_t lq : {1, 2, 3, 5, 8, 9, 12, 63, 64, 65, 129, 130})
         for (std::size_t lk : {std::size_t{1}, std::size_t{2}, lq - 1, lq, lq + 1, std::size_t{20}, std::size_t{129}})
@@ -247,7 +255,7 @@ namespace ctformer::tests {
 HWY_BEFORE_TEST(ModelLengths);
 HWY_EXPORT_AND_TEST_P(ModelLengths, TestEveryLengthOfAnEncoderStack);
 HWY_EXPORT_AND_TEST_P(ModelLengths, TestAttendAndAdditiveMasksAtEveryLength);
-HWY_EXPORT_AND_TEST_P(ModelLengths, TestCrossAttentionWithBothLengthsAtRunTime);
+HWY_EXPORT_AND_TEST_P(ModelLengths, TestDecoderWithBothLengthsAtRunTime);
 HWY_EXPORT_AND_TEST_P(ModelLengths, TestUnfusedStepsAtEveryLength);
 HWY_EXPORT_AND_TEST_P(ModelLengths, TestLengthErrorsNameTheTensor);
 HWY_EXPORT_AND_TEST_P(ModelLengths, TestMixedLengthsAsEachSequenceAlone);

@@ -74,6 +74,7 @@ template <class Key, class Value> struct CTF_KEY_AND_VALUE_LENGTHS_DIFFER;
 template <class Query, class Key> struct CTF_QUERY_AND_KEY_BATCH_DIFFER;
 template <class Query, class Key, class Value> struct CTF_ATTENTION_INPUTS_DO_NOT_FIT;
 template <class Layers> struct CTF_ENCODER_NEEDS_ONE_LAYER_OR_MORE;
+template <class Layers> struct CTF_DECODER_NEEDS_ONE_LAYER_OR_MORE;
 
 // ---- repeat ---------------------------------------------------------------------------------------
 template <class Count> struct CTF_REPEAT_NEEDS_ONE_ITERATION_OR_MORE;

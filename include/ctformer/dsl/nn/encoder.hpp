@@ -8,10 +8,10 @@
 // [B, heads, L, L], for run_options.keep (PyTorch's layer does not return them).
 #pragma once
 
-#include "../ops/layer_norm.hpp"
 #include "../repeat.hpp"
 #include "attention.hpp"
 #include "feed_forward.hpp"
+#include "norm.hpp"
 
 namespace ctformer::nn {
 
@@ -19,12 +19,6 @@ template <config C, fixed_string Prefix, bool WithWeights = false>
 struct encoder_layer_block {
     template <fixed_string Name>
     static constexpr auto named = Prefix + Name;
-
-    template <fixed_string Norm, operand X>
-    static auto norm(X x) {
-        return layer_norm(std::move(x), weight<Norm + fixed_string(".weight"), C.d_model>(),
-                          weight<Norm + fixed_string(".bias"), C.d_model>(), C.eps);
-    }
 
     template <operand X, mask_descriptor... M>
     static auto build(X x_in, M... masks) {
@@ -43,13 +37,13 @@ struct encoder_layer_block {
     static auto sublayers(X x, M... masks) {
         if constexpr (C.norm == norm_position::post) {
             auto attended = self_attention(x, std::move(masks)...);
-            auto h = bind<named<"norm1">>(norm<named<"norm1">>(x + std::move(attended)));
-            return bind<named<"output">>(norm<named<"norm2">>(h + feed_forward<C, Prefix>(h)));
+            auto h = bind<named<"norm1">>(norm<C, named<"norm1">>(x + std::move(attended)));
+            return bind<named<"output">>(norm<C, named<"norm2">>(h + feed_forward<C, Prefix>(h)));
         } else {
-            auto normed = bind<named<"norm1">>(norm<named<"norm1">>(x));
+            auto normed = bind<named<"norm1">>(norm<C, named<"norm1">>(x));
             auto attended = self_attention(normed, std::move(masks)...);
             auto h = bind<named<"residual1">>(x + std::move(attended));
-            return bind<named<"output">>(h + feed_forward<C, Prefix>(norm<named<"norm2">>(h)));
+            return bind<named<"output">>(h + feed_forward<C, Prefix>(norm<C, named<"norm2">>(h)));
         }
     }
 };
