@@ -150,14 +150,16 @@ struct program {
     // "B=2", "B=2, L=10": the batch and the lengths of the variables the program declares.
     std::string extents_text(const extent_values& at) const {
         std::vector<int> shown;
-        std::string text = "B=" + std::to_string(at.batch);
+        std::string text = "B=";  // appended to, not "B=" + ...: GCC 12 warns falsely (-Wrestrict) on that
+        text += std::to_string(at.batch);
         for (const slot& v : slots)
             for (int e : v.extents)
                 if (is_length(e) && std::find(shown.begin(), shown.end(), length_variable(e)) == shown.end()) {
                     shown.push_back(length_variable(e));
                     text += ", ";
                     text += length_name(e);
-                    text += "=" + std::to_string(at.of(e));
+                    text += '=';
+                    text += std::to_string(at.of(e));
                 }
         return text;
     }
