@@ -94,17 +94,19 @@ void TestAttendAndAdditiveMasksAtEveryLength() {
     });
 }
 
-// A two-layer MQA decoder, its target and memory lengths two variables: causal self-attention, and
-// cross-attention bottom-right causal with key padding over a memory computed outside the repeated
-// layer (a LayerNorm of the source). Every pair of short lengths, and lengths around the attention
-// kernel's key block (64) and past two of them.
+// A two-layer pre-LN gelu MQA decoder, its target and memory lengths two variables: causal
+// self-attention, and cross-attention bottom-right causal with key padding and a float memory mask
+// over a memory computed outside the repeated layer (a LayerNorm of the source). Short lengths, and lengths around the attention kernel's key
+// block (64) and past two of them, each with keys one, one fewer, as many, one more, and 129.
 void TestDecoderWithBothLengthsAtRunTime() {
-    constexpr nn::config mqa{.d_model = 16, .heads = 4, .kv_heads = 1, .d_ff = 24};
+    constexpr nn::config mqa{.d_model = 16, .heads = 4, .kv_heads = 1, .d_ff = 24, .act = nn::activation::gelu,
+                             .norm = nn::norm_position::pre};
     auto tgt = input<"tgt", batch, upto<130>, 16>();
     auto src = input<"src", batch, upto<130, 1>, 16>();
     auto pad = bool_input<"pad", batch, upto<130, 1>>();
+    auto memory_bias = input<"memory_bias", upto<130>, upto<130, 1>>();
     const auto graph = nn::decoder<mqa, 2>(tgt, nn::norm<mqa, "source_norm">(src), nn::tgt_masks(causal),
-                                           nn::memory_masks(causal_bottom_right, key_padding(pad)));
+                                           nn::memory_masks(causal_bottom_right, key_padding(pad), additive(memory_bias)));
     auto model = rt::compile(graph);
     std::vector<std::string> gemms;  // fuse_qkv's and fuse_kv's projections among them
     for (const plan::step& s : model.program().steps)
@@ -112,8 +114,8 @@ void TestDecoderWithBothLengthsAtRunTime() {
     EXPECT_EQ(gemms.front(), "layers.{i}.qkv(self_attn.q_proj_weight)");
     EXPECT_NE(std::find(gemms.begin(), gemms.end(), "layers.{i}.kv(multihead_attn.k_proj_weight)"), gemms.end());
     std::vector<std::array<std::size_t, 2>> pairs;
-    for (std::size_t lq : {1, 2, 3, 5, 8, 9, 12, 63, 64, 65, 129, 130})
-        for (std::size_t lk : {std::size_t{1}, std::size_t{2}, lq - 1, lq, lq + 1, std::size_t{20}, std::size_t{129}})
+    for (std::size_t lq : {1, 2, 3, 5, 9, 63, 64, 65, 130})
+        for (std::size_t lk : {std::size_t{1}, lq - 1, lq, lq + 1, std::size_t{129}})
             if (lk >= 1 && lk <= 130) pairs.push_back({lq, lk});
     expect_every_length(model, graph, pairs, [](tensor_map& in) { bar_some_keys(in.at("pad")); });
 }

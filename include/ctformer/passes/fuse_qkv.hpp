@@ -55,7 +55,7 @@ template <fixed_string Label, std::size_t... Fused, class E>
 auto fuse_projections(const E& e) {
     constexpr std::array<std::size_t, sizeof...(Fused)> fused{Fused...};
     constexpr std::array<int, sizeof...(Fused)> widths{last(extents_of<typename projection<child_t<E, Fused>>::gemm>)...};
-    constexpr int width = (0 + ... + last(extents_of<typename projection<child_t<E, Fused>>::gemm>));
+    constexpr int width = std::accumulate(widths.begin(), widths.end(), 0);
     using first = typename projection<child_t<E, fused[0]>>::gemm;
     const auto& x = child<0>(projection<child_t<E, fused[0]>>::of(child<fused[0]>(e)));
     auto weights = make_node<shape<width, last(extents_of<child_t<first, 0>>)>>(
