@@ -74,6 +74,25 @@ private:
     std::size_t length_, maximum_;
 };
 
+// A token id outside the vocabulary of the embedding that reads it: the ids' tensor, where in it
+// ("[1,7]"), the id, and the table's name and row count.
+class token_id_out_of_range : public error {
+public:
+    token_id_out_of_range(const std::string& tensor, const std::string& where, long long id, const std::string& table,
+                          std::size_t vocabulary)
+        : error("ctformer: tensor '" + tensor + "' holds the token id " + std::to_string(id) + " at " + where +
+                ", outside the vocabulary of '" + table + "': ids from 0 to " + std::to_string(vocabulary - 1)),
+          tensor_(tensor), id_(id), vocabulary_(vocabulary) {}
+    const std::string& tensor() const { return tensor_; }
+    long long id() const { return id_; }
+    std::size_t vocabulary() const { return vocabulary_; }
+
+private:
+    std::string tensor_;
+    long long id_;
+    std::size_t vocabulary_;
+};
+
 // A run option (or command-line option) outside the values it takes.
 class invalid_option : public error {
 public:

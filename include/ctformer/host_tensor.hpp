@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -30,6 +31,16 @@ inline std::string to_string(const dims_t& dims) {
     return text + "]";
 }
 
+// "[1,7]": where the element at `flat` is in a row-major tensor of `dims`.
+inline std::string index_text(const dims_t& dims, std::size_t flat) {
+    dims_t index(dims.size());
+    for (std::size_t i = dims.size(); i-- > 0;) {
+        index[i] = flat % dims[i];
+        flat /= dims[i];
+    }
+    return to_string(index);
+}
+
 template <class T>
 struct host_tensor {
     dims_t dims;
@@ -50,5 +61,15 @@ struct host_tensor {
 
 // Inputs and weights by name. Boolean masks are given as floats: non-zero means true.
 using tensor_map = std::map<std::string, host_tensor<float>, std::less<>>;
+
+// Token ids (an id_input's values, e.g. [B, L]) and the id inputs by name.
+using id_tensor = host_tensor<std::int32_t>;
+using id_map = std::map<std::string, id_tensor, std::less<>>;
+
+// The id_map of a graph without token ids.
+inline const id_map& no_ids() {
+    static const id_map none;
+    return none;
+}
 
 }  // namespace ctformer

@@ -67,13 +67,14 @@ struct extents_seen {
     }
 };
 
-// The tensor `name` of `given`, checked against `extents`; throws missing_tensor, shape_mismatch or
-// length_out_of_range.
-inline const host_tensor<float>& checked_tensor(const tensor_map& given, std::string_view name,
-                                                std::span<const int> extents, extents_seen& seen) {
+// The tensor `name` of `given` (a tensor_map, or an id_map), checked against `extents`; throws
+// missing_tensor, shape_mismatch or length_out_of_range.
+template <class T>
+const host_tensor<T>& checked_tensor(const std::map<std::string, host_tensor<T>, std::less<>>& given, std::string_view name,
+                                     std::span<const int> extents, extents_seen& seen) {
     const auto found = given.find(name);
     if (found == given.end()) throw missing_tensor(std::string(name), extents_text(extents));
-    const host_tensor<float>& t = found->second;
+    const host_tensor<T>& t = found->second;
     const extents_seen before = seen;  // for the message
     const auto mismatch = [&] { return shape_mismatch(std::string(name), before.expected(extents), to_string(t.dims)); };
     if (t.dims.size() != extents.size()) throw mismatch();
@@ -86,8 +87,9 @@ inline const host_tensor<float>& checked_tensor(const tensor_map& given, std::st
     return t;
 }
 
-template <class Shape>
-const host_tensor<float>& checked_tensor(const tensor_map& given, std::string_view name, extents_seen& seen) {
+template <class Shape, class T>
+const host_tensor<T>& checked_tensor(const std::map<std::string, host_tensor<T>, std::less<>>& given, std::string_view name,
+                                     extents_seen& seen) {
     return checked_tensor(given, name, Shape::extents, seen);
 }
 

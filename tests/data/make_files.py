@@ -28,6 +28,10 @@ def npy_files(out):
                         ("f4_big_endian", values((2, 3), ">f4")), ("f8_2x3", values((2, 3), np.float64)),
                         ("i4_2x3", values((2, 3), np.int32)), ("f4_fortran", np.asfortranarray(values((2, 3))))]:
         np.save(os.path.join(out, name + ".npy"), array)
+    ids = np.array([[0, 5, 50256], [7, 2147483647, -1]], np.int64)  # token ids, the largest int32 among them
+    for name, array in [("i8_2x3", ids), ("i8_big_endian", ids.astype(">i8")), ("i4_ids_2x3", ids.astype(np.int32)),
+                        ("i8_past_int32", np.array([1, 2 ** 31], np.int64))]:
+        np.save(os.path.join(out, name + ".npy"), array)
     with open(os.path.join(out, "f4_2x3_version2.npy"), "wb") as f:
         np.lib.format.write_array(f, values((2, 3)), version=(2, 0))
 

@@ -22,11 +22,14 @@ torch.set_grad_enabled(False)
 
 
 def save(path, tensors, metadata):
-    """A .safetensors file of float32 tensors, written by hand (Debian has no safetensors package)."""
+    """A .safetensors file of float32 tensors, and int64 or int32 ones (token ids) as they are, written
+    by hand (Debian has no safetensors package)."""
     header, data = {"__metadata__": metadata}, b""
+    integer = {torch.int64: "I64", torch.int32: "I32"}
     for name, t in tensors.items():
-        raw = t.detach().to(torch.float32).contiguous().numpy().tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [len(data), len(data) + len(raw)]}
+        dtype = integer.get(t.dtype, "F32")
+        raw = (t if dtype != "F32" else t.detach().to(torch.float32)).contiguous().numpy().tobytes()
+        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [len(data), len(data) + len(raw)]}
         data += raw
     text = json.dumps(header).encode()
     with open(path, "wb") as f:
@@ -216,6 +219,109 @@ def decoder_cases(out):
     case("transformer_2_2", transformer, {"src": src, "tgt": tgt}, {"src_pad": attend(memory_pad)},
          {"tgt_mask": causal, "src_key_padding_mask": memory_pad, "memory_key_padding_mask": memory_pad})
 
+class Embeddings(torch.nn.Module):
+    """GPT-2's first hidden state, then a LayerNorm: wte(ids) + wpe(0 … L-1), as nn.Embedding modules."""
+
+    def __init__(self, vocabulary, positions, d):
+        super().__init__()
+        self.wte, self.wpe = torch.nn.Embedding(vocabulary, d), torch.nn.Embedding(positions, d)
+        self.ln = torch.nn.LayerNorm(d)
+
+    def forward(self, ids):
+        return self.ln(self.wte(ids) + self.wpe(torch.arange(ids.shape[1])))
+
+
+def embedding_case(out):
+    """Embeddings over a vocabulary of 50 and 16 positions, width 24; ids int64 (PyTorch's own) and the
+    same as int32, a batch of 3 sequences of 7 that reach both ends of the vocabulary."""
+    module = Embeddings(50, 16, 24).eval()
+    for p in module.parameters():
+        p.uniform_(-1, 1)
+    module.ln.weight.uniform_(0.5, 1.5)
+    ids = torch.randint(0, 50, (3, 7))
+    ids[0, 0], ids[2, 6] = 0, 49
+    tensors = dict(module.state_dict(), input_ids=ids, input_ids_i32=ids.to(torch.int32), expected=module(ids))
+    save(os.path.join(out, "embedding_positions.safetensors"), tensors, {"module": "wte + wpe, LayerNorm"})
+
+
+class Conv1D(torch.nn.Module):
+    """GPT-2's projection: y = x·W + b with W stored [in, out], transposed from nn.Linear's."""
+
+    def __init__(self, d_in, d_out):
+        super().__init__()
+        self.weight, self.bias = torch.nn.Parameter(torch.empty(d_in, d_out)), torch.nn.Parameter(torch.empty(d_out))
+
+    def forward(self, x):
+        return x @ self.weight + self.bias
+
+
+class GPT2Block(torch.nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads = heads
+        self.ln_1, self.ln_2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.attn = torch.nn.Module()
+        self.attn.c_attn, self.attn.c_proj = Conv1D(d, 3 * d), Conv1D(d, d)
+        self.mlp = torch.nn.Module()
+        self.mlp.c_fc, self.mlp.c_proj = Conv1D(d, 4 * d), Conv1D(4 * d, d)
+
+    def forward(self, x):
+        batch, length, d = x.shape
+        q, k, v = self.attn.c_attn(self.ln_1(x)).split(d, dim=2)
+        heads = lambda t: t.view(batch, length, self.heads, d // self.heads).transpose(1, 2)
+        causal = torch.ones(length, length, dtype=torch.bool).tril()
+        scores = (heads(q) @ heads(k).transpose(-1, -2)) / (d // self.heads) ** 0.5
+        a = scores.masked_fill(~causal, float("-inf")).softmax(-1) @ heads(v)
+        x = x + self.attn.c_proj(a.transpose(1, 2).reshape(batch, length, d))
+        return x + self.mlp.c_proj(torch.nn.functional.gelu(self.mlp.c_fc(self.ln_2(x)), approximate="tanh"))
+
+
+class GPT2(torch.nn.Module):
+    """GPT-2 (GPT2LMHeadModel) in plain PyTorch, by Hugging Face's state_dict names: transformer.wte,
+    .wpe, .h.{i}.{ln_1, attn.c_attn, attn.c_proj, ln_2, mlp.c_fc, mlp.c_proj}, .ln_f; the LM head is
+    wte, tied."""
+
+    def __init__(self, vocabulary, positions, d, heads, layers):
+        super().__init__()
+        self.transformer = torch.nn.Module()
+        self.transformer.wte = torch.nn.Embedding(vocabulary, d)
+        self.transformer.wpe = torch.nn.Embedding(positions, d)
+        self.transformer.h = torch.nn.ModuleList(GPT2Block(d, heads) for _ in range(layers))
+        self.transformer.ln_f = torch.nn.LayerNorm(d)
+
+    def forward(self, ids):
+        t = self.transformer
+        x = t.wte(ids) + t.wpe(torch.arange(ids.shape[1]))
+        for block in t.h:
+            x = block(x)
+        return t.ln_f(x) @ t.wte.weight.T
+
+
+def gpt2_case(out):
+    """A 2-layer GPT-2, width 32, 4 heads, a vocabulary of 61 and 24 positions, random weights
+    (Conv1D's uniform in ±1/√in); a prompt of 5 ids, greedy generation of 8 more by the full causal
+    forward of each prefix, the logits of each step's last position ([8, 61]) and the prompt's
+    logits ([1, 5, 61])."""
+    model = GPT2(61, 24, 32, 4, 2).eval()
+    for name, p in model.named_parameters():
+        if p.dim() == 2:
+            bound = p.shape[0] ** -0.5 if "c_" in name else 1.0
+            p.uniform_(-bound, bound)
+        elif "ln_" in name and name.endswith("weight"):
+            p.uniform_(0.5, 1.5)
+        else:
+            p.uniform_(-0.5, 0.5)
+    ids = torch.randint(0, 61, (1, 5))
+    tokens, steps = ids, []
+    for _ in range(8):
+        logits = model(tokens)[0, -1]
+        steps.append(logits)
+        tokens = torch.cat([tokens, logits.argmax().view(1, 1)], dim=1)
+    tensors = dict(model.state_dict(), prompt=ids, expected_tokens=tokens[0, 5:], expected_step_logits=torch.stack(steps),
+                   expected=model(ids))
+    save(os.path.join(out, "gpt2_2_layers.safetensors"), tensors, {"module": "GPT-2 (GPT2LMHeadModel's names)"})
+
+
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "golden")
     os.makedirs(out, exist_ok=True)
@@ -225,4 +331,6 @@ if __name__ == "__main__":
     mask_cases(out)
     lengths_case(out)
     decoder_cases(out)
+    embedding_case(out)
+    gpt2_case(out)
     print("torch", torch.__version__, "->", out)

@@ -1,12 +1,18 @@
-// libFuzzer target: any bytes given to the .npy reader either read, or throw ctformer::error.
+// libFuzzer target: any bytes given to the .npy readers (float32, and token ids) either read, or
+// throw ctformer::error.
 #include <cstddef>
 #include <cstdint>
 
 #include <ctformer/runtime/npy.hpp>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::span<const std::byte> bytes{reinterpret_cast<const std::byte*>(data), size};
     try {
-        ctformer::npy_from_bytes("fuzz.npy", {reinterpret_cast<const std::byte*>(data), size});
+        ctformer::npy_from_bytes("fuzz.npy", bytes);
+    } catch (const ctformer::error&) {
+    }
+    try {
+        ctformer::npy_ids_from_bytes("fuzz.npy", bytes);
     } catch (const ctformer::error&) {
     }
     return 0;

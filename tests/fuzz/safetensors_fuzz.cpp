@@ -13,6 +13,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 file.tensor(name);
             } catch (const ctformer::file_error&) {  // F64 or an integer dtype: refused by design
             }
+            try {
+                file.ids(name);
+            } catch (const ctformer::file_error&) {  // not an integer dtype, or an id past int32
+            }
         }
     } catch (const ctformer::error&) {
     }

@@ -50,6 +50,27 @@ TEST(NumpyFiles, OtherDtypesAndFortranOrderAreRefused) {
     }
 }
 
+TEST(NumpyFiles, TokenIdsOfInt32AndInt64) {
+    const std::vector<std::int32_t> ids{0, 5, 50256, 7, 2147483647, -1};
+    for (const char* name : {"i8_2x3.npy", "i8_big_endian.npy", "i4_ids_2x3.npy"}) {
+        const ctf::id_tensor t = ctf::read_npy_ids(file(name));
+        EXPECT_EQ(t.dims, (ctf::dims_t{2, 3})) << name;
+        EXPECT_EQ(t.data, ids) << name;
+    }
+    const std::pair<const char*, const char*> refused[] = {
+        {"i8_past_int32.npy", "the token id 2147483648 at [1] does not fit int32"},
+        {"f4_2x3.npy", "dtype '<f4' is not token ids"},
+    };
+    for (const auto& [name, words] : refused) {
+        try {
+            ctf::read_npy_ids(file(name));
+            ADD_FAILURE() << name << " was read";
+        } catch (const ctf::file_error& e) {
+            EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST(SafetensorsFiles, LaidOutByTheFormatsRules) {
     const ctf::safetensors_file f(file("three_dtypes.safetensors"));
     EXPECT_EQ(f.metadata().at("format"), "pt");

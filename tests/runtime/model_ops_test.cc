@@ -1,3 +1,5 @@
+// Embeddings (token ids gathered, positions added: fused, and each alone), a Conv1D and columns at
+// every length up to the maximum; ids out of the vocabulary refused.
 // Operations that no pass fuses, each on its own kernel, against the reference evaluator on every
 // Highway target compiled in: scale and the activations outside a GEMM (widths that leave a partial
 // vector), a matmul of two activations with a transposed operand, and the head views (split,
@@ -50,6 +52,54 @@ void TestHeadViews() {
     check(nn::scaled_dot_product_attention(a, a, a, causal), {"fused_attention"});
 }
 
+// One graph of every embedding step: token rows with their positions (fused), token rows alone into a
+// Conv1D (a GEMM of a weight stored [in, out]), and a position table added to columns of an input
+// (columns, leading_rows, add). Table width 20 leaves a partial vector.
+auto embeddings() {
+    auto ids = id_input<"input_ids", batch, upto<9>>();
+    auto with_positions = nn::add_position_embedding<"wpe", 12>(nn::embedding<"wte", 37, 20>(ids));
+    auto projected = nn::conv1d<"c", 20, 20>(nn::embedding<"wte2", 37, 20>(ids));
+    auto positioned = nn::add_position_embedding<"wpe2", 9>(columns<3, 23>(input<"x", batch, upto<9>, 27>()));
+    return layer_norm(with_positions, weight<"ln.weight", 20>(), weight<"ln.bias", 20>()) + projected + positioned;
+}
+
+void TestEmbeddings() {
+    auto model = rt::compile(embeddings());
+    const std::initializer_list<std::string_view> kernels{"embedding + positions", "layer_norm", "embedding", "gemm",
+                                                          "columns", "leading_rows", "add"};
+    for (const plan::step& s : model.program().steps)
+        EXPECT_NE(std::find(kernels.begin(), kernels.end(), s.kernel), kernels.end()) << "unexpected step " << s.kernel;
+    tensor_map inputs;
+    for (std::size_t length = 1; length <= 9; ++length) {
+        inputs = reference::random_inputs(model.graph(), {2, {length}}, unsigned(length));
+        const id_map ids = reference::random_ids(model.graph(), {2, {length}}, 37, unsigned(length));
+        model.bind(inputs, {.strict = false});
+        test::expect_close(model.run(inputs, ids, {2}), reference::evaluate(model.graph(), inputs, ids), test::fp32_model);
+    }
+    // An id outside the vocabulary, either side, is refused by name before any row is read.
+    for (const std::int32_t bad : {37, -1}) {
+        const id_map ids{{"input_ids", id_tensor({2, 9}, std::vector<std::int32_t>(18, 36))}};
+        id_map given = ids;
+        given["input_ids"][10] = bad;
+        try {
+            model.run(inputs, given);
+            ADD_FAILURE() << "id " << bad << " ran";
+        } catch (const token_id_out_of_range& e) {
+            EXPECT_EQ(e.id(), bad);
+            EXPECT_EQ(e.vocabulary(), 37u);
+            const std::string words = "ctformer: tensor 'input_ids' holds the token id " + std::to_string(bad) +
+                                      " at [1,1], outside the vocabulary of 'wte";  // or of 'wte2': either step may run first
+            EXPECT_EQ(std::string(e.what()).rfind(words, 0), 0u) << e.what();
+            EXPECT_NE(std::string(e.what()).find("': ids from 0 to 36"), std::string::npos) << e.what();
+        }
+        EXPECT_THROW(reference::evaluate(model.graph(), inputs, given), token_id_out_of_range);
+        EXPECT_NO_THROW(model.run(inputs, ids));
+    }
+    tensor_map as_floats = inputs;  // ids given as floats: named as token ids
+    as_floats["input_ids"] = host_tensor<float>({2, 9});
+    EXPECT_THROW(model.run(as_floats), missing_tensor);
+}
+
 }  // namespace ctformer::tests::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -58,5 +108,6 @@ namespace ctformer::tests {
 HWY_BEFORE_TEST(StandaloneOperations);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestScaleAndActivations);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestHeadViews);
+HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestEmbeddings);
 }  // namespace ctformer::tests
 #endif

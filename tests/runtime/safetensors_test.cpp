@@ -110,6 +110,31 @@ TEST(Safetensors, MissingTensorAndDtypesThatAreNotFp32) {
     expect_error(error_for("i"), "i", "not a floating-point type");
 }
 
+TEST(Safetensors, TokenIdsOfI32AndI64) {
+    const std::string header = R"({"a": {"dtype": "I32", "shape": [2, 2], "data_offsets": [0, 16]},)"
+                               R"( "b": {"dtype": "I64", "shape": [3], "data_offsets": [16, 40]},)"
+                               R"( "big": {"dtype": "I64", "shape": [2], "data_offsets": [40, 56]},)"
+                               R"( "w": {"dtype": "F32", "shape": [1], "data_offsets": [56, 60]}})";
+    const std::string data = raw<std::int32_t>({7, -3, 50256, 0}) + raw<std::int64_t>({1, 2147483647, -2}) +
+                             raw<std::int64_t>({5, 2147483648}) + raw<float>({0.5f});
+    const ctf::safetensors_file file(write_file("ids.safetensors", safetensors_bytes(header, data)));
+    EXPECT_EQ(file.ids("a").dims, (ctf::dims_t{2, 2}));
+    EXPECT_EQ(file.ids("a").data, (std::vector<std::int32_t>{7, -3, 50256, 0}));
+    EXPECT_EQ(file.ids("b").data, (std::vector<std::int32_t>{1, 2147483647, -2}));
+    const ctf::tensor_map floats = file.tensors();  // the integer tensors are no weights
+    EXPECT_EQ(floats.size(), 1u);
+    EXPECT_EQ(floats.at("w").data, std::vector<float>{0.5f});
+    try {
+        file.ids("big");
+        ADD_FAILURE() << "an id past int32";
+    } catch (const ctf::file_error& e) {
+        EXPECT_EQ(e.tensor(), "big");
+        EXPECT_NE(std::string(e.what()).find("the token id 2147483648 at [1] does not fit int32"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(file.ids("w"), ctf::file_error);
+    EXPECT_THROW(file.tensor("a"), ctf::file_error);
+}
+
 TEST(Safetensors, HeaderLengthAndSize) {
     expect_error(error_of("{}", "", 100), "", "runs past the end of the file (10 bytes)");
     expect_error(error_of("{}", "", 200'000'000), "", "over the 100 MB limit");

@@ -112,6 +112,15 @@ auto on_result(X x, Build build) {
     }
 }
 
+// void when no operand is token ids (an id_input, which only an embedding reads), else the message.
+template <class... Operands>
+struct no_ids_rule {
+    static constexpr bool ok = ((dtype_of<Operands> != dtype::i32) && ...);
+    using failure = std::conditional_t<ok, void, CTF_TOKEN_IDS_ARE_READ_ONLY_BY_AN_EMBEDDING<shape_is<shape_of_t<Operands>>...>>;
+};
+template <class... Operands>
+using no_ids_t = typename no_ids_rule<Operands...>::failure;
+
 template <fixed_string Name, operand Definition>
 using bind_error =
     names_agree_t<Definition, terminal_t<bound<Name, shape_of_t<Definition>, dtype_of<Definition>>>>;

@@ -31,7 +31,7 @@ struct expr {
 };
 
 enum class role { input, weight };
-enum class dtype { f32, boolean };
+enum class dtype { f32, boolean, i32 };  // i32: token ids, read only by an embedding
 
 template <fixed_string Name, shape_type Shape, role Role, dtype Dtype = dtype::f32>
 struct tensor {

@@ -3,6 +3,7 @@
 //   auto s   = ctf::input<"s", ctf::batch, ctf::upto<512>, 768>();  // any length L from 1 to 512
 //   auto w   = ctf::weight<"W_q.weight", 512, 512>();       // fp32, static extents only
 //   auto pad = ctf::bool_input<"pad", ctf::batch, 10>();    // booleans: true means attend
+//   auto ids = ctf::id_input<"input_ids", ctf::batch, ctf::upto<1024>>();  // int32 token ids
 #pragma once
 
 #include "expr.hpp"
@@ -43,6 +44,15 @@ template <fixed_string Name, int... Extents>
     requires no_error<declaration_error<role::input, Extents...>>
 constexpr auto bool_input() {
     return declare<Name, role::input, dtype::boolean, Extents...>();
+}
+
+template <fixed_string Name, int... Extents, class Failure = declaration_error<role::input, Extents...>>
+    requires has_error<Failure>
+Failure id_input();
+template <fixed_string Name, int... Extents>
+    requires no_error<declaration_error<role::input, Extents...>>
+constexpr auto id_input() {
+    return declare<Name, role::input, dtype::i32, Extents...>();
 }
 
 template <fixed_string Name, int... Extents, class Failure = declaration_error<role::weight, Extents...>>

@@ -39,6 +39,7 @@ struct tree_printer {
     std::string operator()(terminal_tag, const tensor<Name, Shape, Role, Dtype>&) const {
         const char* kind = Role == role::weight       ? "weight "
                            : Dtype == dtype::boolean ? "bool input "
+                           : Dtype == dtype::i32     ? "id input "
                                                      : "input ";
         return line(std::string(kind).append(Name.view()), to_string<Shape>());
     }

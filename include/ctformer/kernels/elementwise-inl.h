@@ -48,6 +48,15 @@ inline void copy_rows(strided_rows<const float> in, std::size_t count, std::size
     for (std::size_t r = 0; r < count; ++r) std::copy_n(in.row(r), width, out.row(r));
 }
 
+// out = a + b, n values.
+inline void add_values(std::size_t n, const float* a, const float* b, float* out) {
+    const hn::ScalableTag<float> d;
+    const std::size_t lanes = hn::Lanes(d);
+    std::size_t i = 0;
+    for (; i + lanes <= n; i += lanes) hn::StoreU(hn::Add(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
+    for (; i < n; ++i) out[i] = a[i] + b[i];
+}
+
 // A written-out row of scores [Lk] masked: additive adds `bias` (a row of Lk); attend and key
 // padding bar (-inf) the keys whose `mask` value is 0; causal bars keys from `visible` on.
 inline void add_row(std::size_t n, const float* bias, float* scores) {

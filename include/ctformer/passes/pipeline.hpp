@@ -1,6 +1,7 @@
 // The fusion passes, in the order they run. Each rewrites every binding and the result of a graph;
 // later rules see what earlier ones made (fuse_activation finds the gemm fuse_linear made).
 //
+//   fuse_position_embedding    embedding + leading rows          → one gather, positions added
 //   fuse_attention             softmax(mask(scale(Q·Kᵀ))) · V   → fused_attention
 //   fuse_attention_weights     softmax(mask(scale(Q·Kᵀ)))         → attention_probabilities
 //   fuse_linear                x·Wᵀ (+ b)                        → gemm (+bias)
@@ -19,6 +20,7 @@
 #include "fuse_attention_weights.hpp"
 #include "fuse_kv.hpp"
 #include "fuse_linear.hpp"
+#include "fuse_position_embedding.hpp"
 #include "fuse_positional_encoding.hpp"
 #include "fuse_qkv.hpp"
 #include "fuse_residual.hpp"
@@ -27,8 +29,8 @@
 
 namespace ctformer::passes {
 
-using pipeline = std::tuple<fuse_attention, fuse_attention_weights, fuse_linear, fuse_activation, fuse_residual_layer_norm,
-                            fuse_positional_encoding, fuse_residual, fuse_qkv, fuse_kv>;
+using pipeline = std::tuple<fuse_position_embedding, fuse_attention, fuse_attention_weights, fuse_linear, fuse_activation,
+                            fuse_residual_layer_norm, fuse_positional_encoding, fuse_residual, fuse_qkv, fuse_kv>;
 
 inline constexpr std::size_t pass_count = std::tuple_size_v<pipeline>;
 

@@ -24,6 +24,7 @@
 #include "../dsl/repeat.hpp"
 #include "steps/attention-inl.h"
 #include "steps/elementwise-inl.h"
+#include "steps/embedding-inl.h"
 #include "steps/gemm-inl.h"
 #include "steps/matmul-inl.h"
 #include "steps/rows-inl.h"
@@ -88,8 +89,17 @@ template <class E>
     requires is_mask<E>
 struct step_of<E> : mask_step<E> {};
 template <class E>
+    requires is_op<E, embedding_op<false>> || is_op<E, embedding_op<true>>
+struct step_of<E> : embedding_step<E> {};
+template <class E>
+    requires is_op<E, leading_rows_op>
+struct step_of<E> : leading_rows_step<E> {};
+template <class E>
     requires is_op<E, transpose_op>
 struct step_of<E> : transpose_step<E> {};
+template <class E>
+    requires is_columns<E>
+struct step_of<E> : columns_step<E> {};
 template <class E>
     requires head_view_of_slot<E>
 struct step_of<E> : heads_step<E> {};
@@ -132,17 +142,22 @@ public:
         }
     }
 
-    // A weight a step packs: one weight leaf, or a concat of them.
+    // A weight a step packs: one weight leaf or the transpose of one, or a concat of them.
     template <expression W>
     packed_use packed(const W& w) {
         packed_use use;
-        const auto add = [&]<class Leaf>(const Leaf&) {
-            use.parts.emplace_back(Leaf::name.view());
-            use.part_extents.push_back(extents_vector<typename Leaf::shape>());
+        const auto add = [&]<class Part>(const Part& part) {
+            const auto add_leaf = [&]<class Leaf>(const Leaf&, bool transposed) {
+                use.parts.emplace_back(Leaf::name.view());
+                use.part_extents.push_back(extents_vector<typename Leaf::shape>());
+                use.part_transposed.push_back(transposed);
+            };
+            if constexpr (is_op<Part, transpose_op>) add_leaf(child<0>(part).elements[hana::size_c<0>], true);
+            else add_leaf(part.elements[hana::size_c<0>], false);
         };
-        if constexpr (is_leaf<W>) add(w.elements[hana::size_c<0>]);
+        if constexpr (is_leaf<W> || is_op<W, transpose_op>) add(w);
         else [&]<std::size_t... I>(std::index_sequence<I...>) {
-            (add(child<I>(w).elements[hana::size_c<0>]), ...);
+            (add(child<I>(w)), ...);
         }(std::make_index_sequence<arity<W>>{});
         return use;
     }
@@ -167,8 +182,10 @@ private:
         std::map<std::string, slot_id>& names = input ? scopes_.front() : scopes_.back();
         const std::string key = (input ? "input:" : "weight:") + std::string(Name.view());
         if (const auto found = names.find(key); found != names.end()) return found->second;
-        return names[key] = add_slot(std::string(Name.view()), input ? slot_kind::input : slot_kind::weight,
-                                     extents_vector<Shape>(), input ? -1 : repeat_);
+        const slot_id s = add_slot(std::string(Name.view()), input ? slot_kind::input : slot_kind::weight,
+                                   extents_vector<Shape>(), input ? -1 : repeat_);
+        p_.slots[s].element = Dtype;
+        return names[key] = s;
     }
 
     template <fixed_string Name, class Shape, dtype Dtype>

@@ -44,16 +44,19 @@ struct slot {
     std::vector<int> extents;  // declared extents: static, the batch (-1) or a length (upto<N>)
     int repeat = -1;           // the repeat whose body it belongs to, or -1
     const float* constant = nullptr;  // a constant's values
+    dtype element = dtype::f32;       // i32: token ids (an id_input), given in run()'s id_map
 
     std::size_t elements(const extent_values& at) const { return at.elements(extents); }
     std::string shape_text() const { return extents_text(extents); }  // "[B,_10,_512]", "[B,L<=512,_512]"
 };
 
 // A weight a step packs at bind time (a GEMM's W or bias): one tensor, or several stacked along
-// their first axis (fuse_qkv's [Wq|Wk|Wv]); names relative to the step's repeat.
+// their first axis (fuse_qkv's [Wq|Wk|Wv]), each as it is or transposed; names relative to the
+// step's repeat.
 struct packed_use {
     std::vector<std::string> parts;
-    std::vector<std::vector<int>> part_extents;
+    std::vector<std::vector<int>> part_extents;  // as declared (and stored)
+    std::vector<bool> part_transposed;           // stored [in, out] (a Conv1D's), transposed when packed
 };
 
 struct operand_slot {

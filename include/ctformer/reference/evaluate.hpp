@@ -6,6 +6,7 @@
 //
 //   ctf::tensor_map inputs{{"x", x}, {"W", w}};
 //   ctf::host_tensor<double> y = ctf::reference::evaluate(expr, inputs);
+//   y = ctf::reference::evaluate(expr, inputs, {{"input_ids", ids}});    // token ids (id_input) too
 #pragma once
 
 #include <optional>
@@ -20,8 +21,9 @@ namespace ctformer::reference {
 
 class evaluator {
 public:
-    explicit evaluator(const tensor_map& inputs) : inputs_(inputs) {}
-    explicit evaluator(tensor_map&&) = delete;  // the inputs must outlive the evaluator
+    explicit evaluator(const tensor_map& inputs, const id_map& ids = no_ids()) : inputs_(inputs), ids_(ids) {}
+    explicit evaluator(tensor_map&&, const id_map& = no_ids()) = delete;  // the inputs must outlive the evaluator
+    evaluator(const tensor_map&, id_map&&) = delete;
 
     template <expression E>
     value operator()(const E& e) {
@@ -45,7 +47,7 @@ public:
 private:
     // A repeat's iteration: the same inputs, batch and lengths, weights under `weight_prefix`.
     evaluator(const evaluator& outer, std::string weight_prefix)
-        : inputs_(outer.inputs_), seen_(outer.seen_), weight_prefix_(std::move(weight_prefix)), outer_(&outer) {}
+        : inputs_(outer.inputs_), ids_(outer.ids_), seen_(outer.seen_), weight_prefix_(std::move(weight_prefix)), outer_(&outer) {}
 
     // A bound value: of this scope, or of the graph around a repeat's body.
     const value& bound_value(std::string_view name) const {
@@ -80,8 +82,9 @@ private:
 
         template <fixed_string Name, class Shape, role Role, dtype Dtype>
         value operator()(terminal_tag, const tensor<Name, Shape, Role, Dtype>&) const {
-            if constexpr (Role == role::weight) return self.read<Shape>(self.weight_prefix_ + std::string(Name.view()));
-            else return self.read<Shape>(Name.view());
+            if constexpr (Role == role::weight) return self.read<Shape>(self.inputs_, self.weight_prefix_ + std::string(Name.view()));
+            else if constexpr (Dtype == dtype::i32) return self.read<Shape>(self.ids_, Name.view());
+            else return self.read<Shape>(self.inputs_, Name.view());
         }
 
         template <fixed_string Name, class Shape, dtype Dtype>
@@ -119,13 +122,14 @@ private:
         return dims_of<Shape>(seen_.values());
     }
 
-    template <class Shape>
-    value read(std::string_view name) {
-        const host_tensor<float>& given = checked_tensor<Shape>(inputs_, name, seen_);
+    template <class Shape, class T>
+    value read(const std::map<std::string, host_tensor<T>, std::less<>>& tensors, std::string_view name) {
+        const host_tensor<T>& given = checked_tensor<Shape>(tensors, name, seen_);
         return value(given.dims, {given.data.begin(), given.data.end()});
     }
 
     const tensor_map& inputs_;
+    const id_map& ids_;
     extents_seen seen_;  // the batch and lengths, as the inputs read so far set them
     std::string weight_prefix_;  // "layers.3." inside iteration 3 of a repeat
     const evaluator* outer_ = nullptr;
@@ -133,8 +137,8 @@ private:
 };
 
 template <operand E>
-value evaluate(const E& e, const tensor_map& inputs) {
-    return evaluator(inputs)(e);
+value evaluate(const E& e, const tensor_map& inputs, const id_map& ids = no_ids()) {
+    return evaluator(inputs, ids)(e);
 }
 
 }  // namespace ctformer::reference

@@ -11,6 +11,12 @@
 
 namespace ctformer::reference {
 
+// T[ids[..., l]] + P[l]: the embedding, then its position's row added.
+inline value apply(embedding_op<true>, const dims_t& out, const value& table, const value& ids, const value& positions) {
+    const value rows = apply(leading_rows_op{}, {extent(out, 1), extent(out)}, positions);
+    return apply(add_op{}, out, apply(embedding_op<false>{}, out, table, ids), rows);
+}
+
 // act(A·Wᵀ + bias) + residual; the residual repeats when it has fewer rows (a PE table).
 template <class Epilogue, class... Extra>
 value apply(gemm_op<Epilogue>, const dims_t& out, const value& a, const value& w, const Extra&... extra) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "../dsl/ops/embedding.hpp"
 #include "../dsl/ops/heads.hpp"
 #include "../dsl/ops/layer_norm.hpp"
 #include "../dsl/ops/mask.hpp"
@@ -58,6 +59,25 @@ inline value apply(transpose_op, const dims_t& out, const value& x) {
 inline value apply(add_op, const dims_t& out, const value& a, const value& b) {
     value y(out);
     for (std::size_t i = 0; i < y.size(); ++i) y[i] = a[i % a.size()] + b[i % b.size()];
+    return y;
+}
+
+// Y[..., l, :] = T[ids[..., l], :]; an id outside T's rows is a token_id_out_of_range error.
+inline value apply(embedding_op<false>, const dims_t& out, const value& table, const value& ids) {
+    const std::size_t rows = table.dims[0], width = table.dims[1];
+    value y(out);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (!(ids[i] >= 0 && ids[i] < double(rows)))
+            throw token_id_out_of_range("ids", index_text(ids.dims, i), static_cast<long long>(ids[i]), "table", rows);
+        std::copy_n(&table[static_cast<std::size_t>(ids[i]) * width], width, &y[i * width]);
+    }
+    return y;
+}
+
+// Y = T[0 … L-1, :]
+inline value apply(leading_rows_op, const dims_t& out, const value& table) {
+    value y(out);
+    std::copy_n(table.data.begin(), y.size(), y.data.begin());
     return y;
 }
 

@@ -5,6 +5,7 @@
 //
 //   auto model = compile(graph);   model.bind(weights);   model.run(inputs, output, {.threads = 2});
 //   model.run(inputs, output, {.keep = {{"attn_weights", &weights}}});   // an intermediate too
+//   model.run(inputs, {{"input_ids", ids}}, output);                      // token ids (id_input) too
 //
 // run() may be called from several threads at once: each run takes its own workspace.
 // Toggling include guard: this file is included once per target.
@@ -36,12 +37,20 @@ class model {
         return (std::size_t{0} + ... + std::size_t{has_role<Leaves, role::input>});
     }
     template <class... Leaves>
+    static constexpr bool first_input_is_ids(leaf_set<Leaves...>) {
+        bool ids = false, seen = false;
+        ((has_role<Leaves, role::input> && !seen ? (ids = Leaves::element == dtype::i32, seen = true) : false), ...);
+        return ids;
+    }
+    template <class... Leaves>
     static constexpr std::string_view first_input(leaf_set<Leaves...>) {
         std::string_view name;
         ((has_role<Leaves, role::input> && name.empty() ? (name = Leaves::name.view(), 0) : 0), ...);
         return name;
     }
     static constexpr std::size_t input_count = count_inputs(leaves_t<Graph>{});
+    static constexpr bool one_float_input = input_count == 1 && !first_input_is_ids(leaves_t<Graph>{});
+    static constexpr bool only_ids = input_count == 1 && first_input_is_ids(leaves_t<Graph>{});
 
     struct workspace_return {
         workspace_pool* pool;
@@ -57,13 +66,14 @@ public:
     //   run.finish();
     class run_steps : public program_run {
     public:
-        run_steps(const model& m, const tensor_map& inputs, host_tensor<float>& output, const run_options& options)
-            : run_steps(m, inputs, output, options, m.pool_->take()) {}
+        run_steps(const model& m, const tensor_map& inputs, const id_map& ids, host_tensor<float>& output,
+                  const run_options& options)
+            : run_steps(m, inputs, ids, output, options, m.pool_->take()) {}
 
     private:
-        run_steps(const model& m, const tensor_map& inputs, host_tensor<float>& output, const run_options& options,
-                  std::unique_ptr<workspace> ws)
-            : program_run(m.program_, m.weights_, inputs, output, options, *ws), ws_(ws.release(), {m.pool_.get()}) {}
+        run_steps(const model& m, const tensor_map& inputs, const id_map& ids, host_tensor<float>& output,
+                  const run_options& options, std::unique_ptr<workspace> ws)
+            : program_run(m.program_, m.weights_, inputs, ids, output, options, *ws), ws_(ws.release(), {m.pool_.get()}) {}
         std::unique_ptr<workspace, workspace_return> ws_;
     };
 
@@ -76,28 +86,48 @@ public:
     // (the default) also refuses tensors the model does not read.
     void bind(const tensor_map& weights, const bind_options& options = {}) { weights_.bind(program_, weights, options); }
 
+    run_steps start(const tensor_map& inputs, const id_map& ids, host_tensor<float>& output, const run_options& options) const {
+        return run_steps(*this, inputs, ids, output, options);
+    }
     run_steps start(const tensor_map& inputs, host_tensor<float>& output, const run_options& options) const {
-        return run_steps(*this, inputs, output, options);
+        return start(inputs, no_ids(), output, options);
     }
 
-    // The inputs by name; output takes the result's shape (or must already have it).
-    void run(const tensor_map& inputs, host_tensor<float>& output, run_options options = {}) const {
-        run_steps run = start(inputs, output, options);
+    // The inputs by name, token ids (id_input) among the ids; output takes the result's shape (or must
+    // already have it).
+    void run(const tensor_map& inputs, const id_map& ids, host_tensor<float>& output, run_options options = {}) const {
+        run_steps run = start(inputs, ids, output, options);
         while (run.next_chunk()) program_.for_each_run([&](std::size_t k, int iteration) { run.step(k, iteration); });
         run.finish();
     }
-
-    host_tensor<float> run(const tensor_map& inputs, run_options options = {}) const {
-        host_tensor<float> output;
-        run(inputs, output, options);
-        return output;
+    void run(const tensor_map& inputs, host_tensor<float>& output, run_options options = {}) const {
+        run(inputs, no_ids(), output, options);
     }
 
-    // For a graph with one input: that input.
+    host_tensor<float> run(const tensor_map& inputs, const id_map& ids, run_options options = {}) const {
+        host_tensor<float> output;
+        run(inputs, ids, output, options);
+        return output;
+    }
+    host_tensor<float> run(const tensor_map& inputs, run_options options = {}) const { return run(inputs, no_ids(), options); }
+
+    // For a graph with one input: that input, floats or token ids.
     void run(const host_tensor<float>& input, host_tensor<float>& output, run_options options = {}) const
-        requires(input_count == 1)
+        requires one_float_input
     {
         run(tensor_map{{std::string(first_input(leaves_t<Graph>{})), input}}, output, options);
+    }
+    void run(const id_tensor& ids, host_tensor<float>& output, run_options options = {}) const
+        requires only_ids
+    {
+        run({}, id_map{{std::string(first_input(leaves_t<Graph>{})), ids}}, output, options);
+    }
+    host_tensor<float> run(const id_tensor& ids, run_options options = {}) const
+        requires only_ids
+    {
+        host_tensor<float> output;
+        run(ids, output, options);
+        return output;
     }
 
     // The tree before and after each fusion pass, and the plan, for a run of `at` (a batch, and

@@ -4,8 +4,9 @@
 //   dict {'descr': '<f4', 'fortran_order': False, 'shape': (2, 10, 512), } padded with spaces to a
 //   multiple of 64 bytes and ending in '\n' (npy_header.hpp parses it); then the values.
 //
-// read_npy takes what numpy.save writes for a float32 array, little- or big-endian ('<f4', '>f4');
-// anything else (another dtype, Fortran order, a short file) throws file_error naming the file.
+// read_npy takes what numpy.save writes for a float32 array, little- or big-endian ('<f4', '>f4'),
+// read_npy_ids an int32 or int64 one (token ids); anything else (another dtype, Fortran order, a
+// short file) throws file_error naming the file.
 // write_npy writes version 1.0.
 #pragma once
 
@@ -39,12 +40,17 @@ inline bool fits(const dims_t& dims, std::size_t element_bytes, std::size_t avai
     return bytes <= available;
 }
 
-}  // namespace detail
 
-// From bytes in memory (the fuzz target); `name` stands for the file.
-inline host_tensor<float> npy_from_bytes(const std::string& name, std::span<const std::byte> bytes) {
+// A .npy file's header and where its values begin, checked up to the dtype.
+struct npy_contents {
+    npy_header header;
+    const char* values;
+    std::size_t available;  // bytes from `values` to the end
+};
+
+inline npy_contents npy_parts(const std::string& name, std::span<const std::byte> bytes) {
     const auto* text = reinterpret_cast<const char*>(bytes.data());
-    if (bytes.size() < 10 || std::string_view(text, 6) != detail::npy_magic)
+    if (bytes.size() < 10 || std::string_view(text, 6) != npy_magic)
         throw file_error(name, "", "not a .npy file (no \\x93NUMPY magic)");
     const int major = static_cast<unsigned char>(text[6]);
     const std::size_t length_bytes = major == 1 ? 2 : 4;
@@ -54,25 +60,68 @@ inline host_tensor<float> npy_from_bytes(const std::string& name, std::span<cons
     std::memcpy(&header_length, text + 8, length_bytes);
     const std::size_t data_begin = 8 + length_bytes + header_length;
     if (data_begin > bytes.size()) throw file_error(name, "", "truncated: the .npy header runs past the end");
-    const npy_header header = parse_npy_header(std::string_view(text + 8 + length_bytes, header_length), name);
-    if (header.descr != "<f4" && header.descr != ">f4")
-        throw file_error(name, "", "dtype '" + header.descr + "' is not float32 ('<f4')");
+    npy_header header = parse_npy_header(std::string_view(text + 8 + length_bytes, header_length), name);
     if (header.fortran_order) throw file_error(name, "", "Fortran order; save a C-order array (numpy.ascontiguousarray)");
-    const dims_t& dims = header.shape;
-    const std::size_t available = bytes.size() - data_begin;
-    if (!detail::fits(dims, sizeof(float), available))
-        throw file_error(name, "", "truncated: shape " + to_string(dims) + " needs more than the " +
-                                       std::to_string(available) + " bytes of data the file has");
-    host_tensor<float> t(dims);
-    if (t.size()) std::memcpy(t.data.data(), text + data_begin, t.size() * sizeof(float));
-    if (header.descr == ">f4")
-        for (float& v : t.data) v = std::bit_cast<float>(__builtin_bswap32(std::bit_cast<std::uint32_t>(v)));
+    return {std::move(header), text + data_begin, bytes.size() - data_begin};
+}
+
+// The file holds the header's shape of `element_bytes` values.
+inline void check_fits(const std::string& name, const npy_contents& c, std::size_t element_bytes) {
+    if (!fits(c.header.shape, element_bytes, c.available))
+        throw file_error(name, "", "truncated: shape " + to_string(c.header.shape) + " needs more than the " +
+                                       std::to_string(c.available) + " bytes of data the file has");
+}
+
+// Value i of unsigned integers of Bits, big-endian when `big`.
+template <class Bits>
+Bits stored_bits(const char* values, std::size_t i, bool big) {
+    Bits bits;
+    std::memcpy(&bits, values + i * sizeof(Bits), sizeof(Bits));
+    if (!big) return bits;
+    if constexpr (sizeof(Bits) == 4) return __builtin_bswap32(bits);
+    else return __builtin_bswap64(bits);
+}
+}  // namespace detail
+
+// From bytes in memory (the fuzz target); `name` stands for the file.
+inline host_tensor<float> npy_from_bytes(const std::string& name, std::span<const std::byte> bytes) {
+    const detail::npy_contents c = detail::npy_parts(name, bytes);
+    const std::string& descr = c.header.descr;
+    if (descr != "<f4" && descr != ">f4") throw file_error(name, "", "dtype '" + descr + "' is not float32 ('<f4')");
+    detail::check_fits(name, c, sizeof(float));
+    host_tensor<float> t(c.header.shape);
+    for (std::size_t i = 0; i < t.size(); ++i) t[i] = std::bit_cast<float>(detail::stored_bits<std::uint32_t>(c.values, i, descr[0] == '>'));
     return t;
 }
 
 inline host_tensor<float> read_npy(const std::filesystem::path& path) {
     const mapped_file file(path);
     return npy_from_bytes(file.name(), file.bytes());
+}
+
+// Token ids: what numpy.save writes for an int32 or int64 array ('<i4', '<i8', or big-endian); an
+// int64 id outside int32 is a file_error naming where it is.
+inline id_tensor npy_ids_from_bytes(const std::string& name, std::span<const std::byte> bytes) {
+    const detail::npy_contents c = detail::npy_parts(name, bytes);
+    const std::string& descr = c.header.descr;
+    const bool wide = descr == "<i8" || descr == ">i8";
+    if (!wide && descr != "<i4" && descr != ">i4")
+        throw file_error(name, "", "dtype '" + descr + "' is not token ids: int32 ('<i4') or int64 ('<i8')");
+    detail::check_fits(name, c, wide ? 8 : 4);
+    id_tensor t(c.header.shape);
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const std::int64_t id = wide ? static_cast<std::int64_t>(detail::stored_bits<std::uint64_t>(c.values, i, descr[0] == '>'))
+                                     : static_cast<std::int32_t>(detail::stored_bits<std::uint32_t>(c.values, i, descr[0] == '>'));
+        if (id < std::numeric_limits<std::int32_t>::min() || id > std::numeric_limits<std::int32_t>::max())
+            throw file_error(name, "", "the token id " + std::to_string(id) + " at " + index_text(t.dims, i) + " does not fit int32");
+        t[i] = static_cast<std::int32_t>(id);
+    }
+    return t;
+}
+
+inline id_tensor read_npy_ids(const std::filesystem::path& path) {
+    const mapped_file file(path);
+    return npy_ids_from_bytes(file.name(), file.bytes());
 }
 
 inline void write_npy(const std::filesystem::path& path, const host_tensor<float>& t) {

@@ -2,7 +2,7 @@
 // memory (inputs and the output in place, values in the workspace arena, weights per iteration),
 // then launches each step it is asked for with its operands, in the program's order:
 //
-//   program_run run(program, weights, inputs, output, options, workspace);
+//   program_run run(program, weights, inputs, ids, output, options, workspace);
 //   while (run.next_chunk()) {
 //       run.step(0);  for (int layer = 0; layer < 6; ++layer) { run.step(1, layer); ... }
 //   }
@@ -34,8 +34,8 @@ namespace ctformer::runtime {
 
 class program_run {
 public:
-    program_run(const plan::program& p, const bound_weights& weights, const tensor_map& inputs, host_tensor<float>& output,
-                const run_options& options, workspace& ws)
+    program_run(const plan::program& p, const bound_weights& weights, const tensor_map& inputs, const id_map& ids,
+                host_tensor<float>& output, const run_options& options, workspace& ws)
         : p_(p), weights_(weights), options_(options), threads_(thread_count(options.threads)) {
         if (!weights.bound() && has_weights()) throw error("ctformer: run() before bind(): the model's weights are not given yet");
         if (!options.lengths.empty()) {
@@ -43,7 +43,7 @@ public:
             mixed_ = std::make_unique<mixed_batch>(p, options.lengths, inputs);
             whole_ = mixed_->extents();
         } else {
-            whole_ = checked_inputs(inputs);
+            whole_ = checked_inputs(inputs, ids);
         }
         const dims_t expected = mixed_ ? mixed_->output_dims() : dims_of(p.slots[p.result].extents, whole_);
         if (output.dims.empty()) output = host_tensor<float>(expected);
@@ -55,7 +55,9 @@ public:
         outside_.assign(p.slots.size(), nullptr);
         for (plan::slot_id s = 0; s < p.slots.size(); ++s) {
             const plan::slot& v = p.slots[s];
-            if (v.kind == plan::slot_kind::input)
+            if (v.kind == plan::slot_kind::input && v.element == dtype::i32)  // read back as int32 by its step
+                outside_[s] = reinterpret_cast<float*>(const_cast<std::int32_t*>(ids.find(v.name)->second.data.data()));
+            else if (v.kind == plan::slot_kind::input)
                 outside_[s] = const_cast<float*>(mixed_ ? mixed_->input(s) : inputs.find(v.name)->second.data.data());
             if (v.kind == plan::slot_kind::constant) outside_[s] = const_cast<float*>(v.constant);
         }
@@ -132,11 +134,20 @@ private:
                std::any_of(p_.steps.begin(), p_.steps.end(), [](const plan::step& s) { return !s.packed.empty(); });
     }
 
-    // Every input present and of its declared shape; the batch and lengths they agree on.
-    plan::extent_values checked_inputs(const tensor_map& inputs) const {
+    // Every input present and of its declared shape, token ids among the ids; the batch and lengths
+    // they agree on.
+    plan::extent_values checked_inputs(const tensor_map& inputs, const id_map& ids) const {
         extents_seen seen;
-        for (const plan::slot& s : p_.slots)
-            if (s.kind == plan::slot_kind::input) checked_tensor(inputs, s.name, s.extents, seen);
+        for (const plan::slot& s : p_.slots) {
+            if (s.kind != plan::slot_kind::input) continue;
+            if (s.element != dtype::i32) {
+                checked_tensor(inputs, s.name, s.extents, seen);
+                continue;
+            }
+            if (!ids.contains(s.name) && inputs.contains(s.name))
+                throw missing_tensor(s.name, s.shape_text(), ", as token ids: it was given as floats, ids are int32 (an id_map)");
+            checked_tensor(ids, s.name, s.extents, seen);
+        }
         return seen.values();
     }
 

@@ -9,8 +9,8 @@
 // before any byte of data is used: the header length (within the file, at most 100 MB), the JSON,
 // each key once in each of its objects (a tensor's name, an entry's "dtype"), a known dtype,
 // offsets inside the data and exactly shape × dtype bytes long, no two tensors overlapping.
-// F32, F16 and BF16 tensors read as fp32; F64 is refused (ctformer computes in fp32: convert the
-// file, e.g. with tensor.float(), knowing what is lost). Problems throw file_error naming the file
+// F32, F16 and BF16 tensors read as fp32 (tensor()), I32 and I64 as int32 token ids (ids()); F64 is
+// refused (ctformer computes in fp32: convert the file, e.g. with tensor.float(), knowing what is lost). Problems throw file_error naming the file
 // and the tensor.
 #pragma once
 
@@ -21,6 +21,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -106,19 +107,48 @@ public:
             fail(found->first, "dtype F64 is refused: ctformer computes in fp32; convert the file to F32 "
                                "(e.g. tensor.float() before saving), knowing what is lost");
         } else {
-            fail(found->first, "dtype " + e.dtype + " is not a floating-point type (F32, F16 or BF16)");
+            fail(found->first, "dtype " + e.dtype + " is not a floating-point type (F32, F16 or BF16)" +
+                                   (is_integer(e.dtype) ? "; token ids are read with ids()" : ""));
         }
         return t;
     }
 
-    // Every tensor of the file, as fp32, by name.
+    // Token ids, stored I32 or I64; an I64 id outside int32 is refused, naming where it is.
+    id_tensor ids(std::string_view tensor_name) const {
+        const auto found = entries_.find(tensor_name);
+        if (found == entries_.end()) fail(std::string(tensor_name), "no tensor of this name in the file");
+        const safetensors_entry& e = found->second;
+        if (!is_integer(e.dtype)) fail(found->first, "dtype " + e.dtype + " is not token ids (I32 or I64)");
+        id_tensor t(e.shape);
+        const std::byte* from = data_.data() + e.begin;
+        for (std::size_t i = 0; i < t.size(); ++i) {
+            std::int64_t id = 0;
+            if (e.dtype == "I64") {
+                std::memcpy(&id, from + 8 * i, 8);
+            } else {
+                std::int32_t narrow = 0;
+                std::memcpy(&narrow, from + 4 * i, 4);
+                id = narrow;
+            }
+            if (id < std::numeric_limits<std::int32_t>::min() || id > std::numeric_limits<std::int32_t>::max())
+                fail(found->first, "the token id " + std::to_string(id) + " at " + index_text(t.dims, i) + " does not fit int32");
+            t[i] = static_cast<std::int32_t>(id);
+        }
+        return t;
+    }
+
+    // Every tensor of the file as fp32, by name, but integer ones (token ids, and buffers such as
+    // Hugging Face's position_ids, which are no weights): those are read with ids().
     tensor_map tensors() const {
         tensor_map all;
-        for (const auto& [tensor_name, entry] : entries_) all.emplace(tensor_name, tensor(tensor_name));
+        for (const auto& [tensor_name, entry] : entries_)
+            if (!is_integer(entry.dtype)) all.emplace(tensor_name, tensor(tensor_name));
         return all;
     }
 
 private:
+    static bool is_integer(std::string_view dtype) { return dtype == "I32" || dtype == "I64"; }
+
     [[noreturn]] void fail(const std::string& tensor_name, const std::string& problem) const {
         throw file_error(name_, tensor_name, problem);
     }

@@ -103,10 +103,18 @@ private:
             std::vector<float>& values = joined.emplace_back();
             for (std::size_t part = 0; part < use.parts.size(); ++part) {
                 const host_tensor<float>& t = checked(given, prefix(p, s.repeat, i) + use.parts[part], use.part_extents[part]);
-                values.insert(values.end(), t.data.begin(), t.data.end());
+                if (use.part_transposed[part]) append_transposed(t, values);
+                else values.insert(values.end(), t.data.begin(), t.data.end());
             }
         }
         return s.pack(joined[0].data(), joined.size() > 1 ? joined[1].data() : nullptr);
+    }
+
+    // A matrix [rows, cols] appended as [cols, rows].
+    static void append_transposed(const host_tensor<float>& t, std::vector<float>& values) {
+        const std::size_t rows = t.dims[0], cols = t.dims[1];
+        for (std::size_t c = 0; c < cols; ++c)
+            for (std::size_t r = 0; r < rows; ++r) values.push_back(t.data[r * cols + c]);
     }
 
     std::vector<std::vector<std::vector<float>>> plain_;        // per slot, per iteration

@@ -36,6 +36,7 @@ template <int N> struct d_ff_is {};
 template <int N> struct layers_is {};
 template <int N> struct count_is {};
 template <class Shape> struct result_is {};
+template <int Begin, int End> struct columns_is {};
 template <fixed_string Name> struct target_is {};
 template <fixed_string Flags> struct pass_flags {};
 
@@ -63,6 +64,11 @@ template <class Input, class Gamma, class Beta> struct CTF_LAYER_NORM_PARAMS_DO_
 template <class Input, class Heads> struct CTF_HEADS_DO_NOT_DIVIDE_WIDTH;
 template <class Input> struct CTF_MERGE_HEADS_NEEDS_RANK_3_OR_MORE;
 template <class Input, class Heads> struct CTF_EXPANDED_HEADS_NOT_A_MULTIPLE;
+template <class Input, class Columns> struct CTF_COLUMNS_OUTSIDE_THE_WIDTH;
+template <class... Operands> struct CTF_TOKEN_IDS_ARE_READ_ONLY_BY_AN_EMBEDDING;
+template <class Input> struct CTF_EMBEDDING_NEEDS_TOKEN_IDS_FROM_AN_ID_INPUT;
+template <class Weight> struct CTF_EMBEDDING_TABLE_MUST_BE_A_MATRIX;
+template <class Input, class Weight> struct CTF_POSITIONS_DO_NOT_FIT_THE_TABLE;
 
 // ---- nn blocks ------------------------------------------------------------------------------------
 template <class Heads, class DModel> struct CTF_HEADS_DO_NOT_DIVIDE_D_MODEL;

@@ -30,7 +30,7 @@ template <operand A, operand B>
 using add_error = first_failure_t<
     check<broadcastable(extents_of<A>, extents_of<B>),
           CTF_ADD_SHAPES_DIFFER<lhs_is<shape_of_t<A>>, rhs_is<shape_of_t<B>>>>,
-    outcome<names_agree_t<A, B>>>;
+    outcome<no_ids_t<A, B>>, outcome<names_agree_t<A, B>>>;
 
 template <operand A, operand B, class Failure = add_error<A, B>>
     requires has_error<Failure>

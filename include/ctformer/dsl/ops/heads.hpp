@@ -3,9 +3,12 @@
 //   merge_heads(x)      [..., H, L, D] -> [..., L, H·D]   (the inverse: concatenating the heads)
 //   expand_heads<H>(x)  [..., G, L, D] -> [..., H, L, D]  head h reads group h / (H / G), as
 //                                                        repeat_interleave does for GQA and MQA
+//   columns<B, E>(x)    [..., W] -> [..., E - B]         x[..., B:E], a slice of one wide projection
+//                                                        (GPT-2's q, k, v of c_attn: torch's split)
 #pragma once
 
 #include "../bind.hpp"
+#include "fused.hpp"
 
 namespace ctformer {
 
@@ -18,6 +21,21 @@ struct merge_heads_op {
 struct expand_heads_op {
     static constexpr const char* name = "expand_heads";
 };
+
+template <int Begin, int End, operand X>
+using columns_error = first_failure_t<check<(0 <= Begin && Begin < End && End <= last(extents_of<X>)),
+                                            CTF_COLUMNS_OUTSIDE_THE_WIDTH<input_is<shape_of_t<X>>, columns_is<Begin, End>>>>;
+
+template <int Begin, int End, operand X, class Failure = columns_error<Begin, End, X>>
+    requires has_error<Failure>
+Failure columns(X);
+
+template <int Begin, int End, operand X>
+    requires no_error<columns_error<Begin, End, X>>
+auto columns(X x) {
+    using result = shape_from_t<concat(drop_last<1>(extents_of<X>), std::array{End - Begin})>;
+    return combine([](auto v) { return make_node<result>(columns_op<Begin, End>{}, std::move(v)); }, std::move(x));
+}
 
 template <int Heads, operand X>
 using split_heads_error = first_failure_t<

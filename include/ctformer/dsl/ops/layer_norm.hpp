@@ -19,7 +19,7 @@ using layer_norm_error = first_failure_t<
               last(extents_of<G>) == last(extents_of<X>),
           CTF_LAYER_NORM_PARAMS_DO_NOT_FIT_INPUT<input_is<shape_of_t<X>>, gamma_is<shape_of_t<G>>,
                                                  beta_is<shape_of_t<B>>>>,
-    outcome<names_agree_t<X, G, B>>>;
+    outcome<no_ids_t<X, G, B>>, outcome<names_agree_t<X, G, B>>>;
 
 template <operand X, operand G, operand B, class Failure = layer_norm_error<X, G, B>>
     requires has_error<Failure>

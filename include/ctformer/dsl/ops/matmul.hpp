@@ -34,7 +34,7 @@ struct matmul_rule<A, B, true> {
     using failure = first_failure_t<
         check<last(a) == last(b, 1), CTF_MATMUL_INNER_EXTENTS_DIFFER<lhs, rhs>>,
         check<broadcastable(a_batch, b_batch), CTF_MATMUL_BATCH_EXTENTS_DIFFER<lhs, rhs>>,
-        outcome<names_agree_t<A, B>>>;
+        outcome<no_ids_t<A, B>>, outcome<names_agree_t<A, B>>>;
     using shape = shape_from_t<concat(broadcast(a_batch, b_batch), std::array{last(a, 1), last(b)})>;
 };
 
@@ -80,7 +80,7 @@ struct linear_rule {
               CTF_LINEAR_WEIGHT_DOES_NOT_FIT_INPUT<input_is<shape_of_t<X>>, weight_is<shape_of_t<W>>>>,
         check<bias_fits,
               CTF_LINEAR_BIAS_DOES_NOT_FIT_WEIGHT<weight_is<shape_of_t<W>>, bias_is<shape_of_t<Bias>>...>>,
-        outcome<names_agree_t<X, W, Bias...>>>;
+        outcome<no_ids_t<X, W, Bias...>>, outcome<names_agree_t<X, W, Bias...>>>;
 };
 
 template <operand X, operand W, operand... Bias, class Failure = typename linear_rule<X, W, Bias...>::failure>

@@ -2,6 +2,7 @@
 //   heads      split_heads, or expand_heads (GQA/MQA), written out as contiguous [..., H, L, D]
 //   merge      merge_heads of a value whose step cannot write it merged: [..., H, L, D] → [..., L, H·D]
 //   transpose  the last two axes, a matrix at a time; it reads its operand through a head view
+//   columns    x[..., B:E] that no step reads as heads, copied row by row
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_PLAN_STEPS_VIEWS_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef CTFORMER_PLAN_STEPS_VIEWS_INL_H_
@@ -82,6 +83,21 @@ struct transpose_step : move_step<E>, batch_outside_matrices<true, child_t<E, 0>
         runtime::parallel_for(instances, a.threads, [&](std::size_t i, int) {
             kt::transpose_matrix(rows, cols, x.at(i), a.out + i * rows * cols);
         });
+    }
+};
+
+template <class E>
+struct columns_step : move_step<E> {
+    static constexpr bool mixed_lengths = true;  // row by row
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"x", l.value(child<0>(e))});
+    }
+
+    static void launch(const step&, const launch_args& a) {
+        constexpr std::size_t width = op_t<E>::end - op_t<E>::begin, stride = last(extents_of<child_t<E, 0>>);
+        kt::copy_rows({a.reads[0] + op_t<E>::begin, stride}, elements<shape_of_t<E>>(a.extents) / width, width, {a.out, width});
     }
 };
 

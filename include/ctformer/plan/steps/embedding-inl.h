@@ -1,0 +1,94 @@
+// Steps that read rows of a table by index (dsl/ops/embedding.hpp):
+//   embedding               out[t] = table[ids[t]], every id checked against the table's rows first
+//   embedding + positions   out[t] = table[ids[t]] + positions[l], l the position of token t
+//   leading_rows            the table's first L rows, copied (a position table no embedding took)
+// Token ids are an id_input's int32 values; the executor hands them over as the step's "ids" operand.
+// Toggling include guard: this file is included once per target.
+#if defined(CTFORMER_PLAN_STEPS_EMBEDDING_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef CTFORMER_PLAN_STEPS_EMBEDDING_INL_H_
+#undef CTFORMER_PLAN_STEPS_EMBEDDING_INL_H_
+#else
+#define CTFORMER_PLAN_STEPS_EMBEDDING_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include <hwy/highway.h>
+
+#include "../../dsl/ops/embedding.hpp"
+#include "../../exceptions.hpp"
+#include "../../kernels/elementwise-inl.h"
+#include "../../runtime/parallel.hpp"
+#include "../../tensor_check.hpp"
+#include "heads.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace ctformer::plan::HWY_NAMESPACE {
+namespace kt = ctformer::kernels::HWY_NAMESPACE;
+
+// A leaf's name, or `otherwise` for a computed operand.
+template <class X>
+std::string name_or(const char* otherwise) {
+    if constexpr (requires { head_t<X>::name; }) return std::string(head_t<X>::name.view());
+    else return otherwise;
+}
+
+template <class E>
+struct embedding_step {
+    using Table = child_t<E, 0>;
+    using Ids = child_t<E, 1>;
+    static constexpr bool positions = op_t<E>::positions;
+    static constexpr std::size_t vocabulary = extents_of<Table>[0], width = extents_of<Table>[1];
+
+    static std::string kernel() { return op_t<E>::name; }
+    static std::string detail(const E&) { return "vocabulary=" + std::to_string(vocabulary); }
+    static double flops(const extent_values& at) { return positions ? double(elements<shape_of_t<E>>(at)) : 0.0; }
+    static std::size_t scratch_bytes() { return 0; }
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"table", l.value(child<0>(e))});
+        s.reads.push_back({"ids", l.value(child<1>(e))});
+        if constexpr (positions) s.reads.push_back({"positions", l.value(child<2>(e))});
+    }
+
+    static void launch(const step&, const launch_args& a) {
+        const auto* ids = reinterpret_cast<const std::int32_t*>(a.reads[1]);
+        const std::size_t tokens = elements<shape_of_t<Ids>>(a.extents), length = extent<Ids>(a.extents);
+        for (std::size_t t = 0; t < tokens; ++t)
+            if (ids[t] < 0 || static_cast<std::size_t>(ids[t]) >= vocabulary)
+                throw token_id_out_of_range(name_or<Ids>("ids"), index_text(dims_of<shape_of_t<Ids>>(a.extents), t), ids[t],
+                                            name_or<Table>("table"), vocabulary);
+        runtime::parallel_for(tokens / length, a.threads, [&](std::size_t sequence, int) {
+            for (std::size_t l = 0, t = sequence * length; l < length; ++l, ++t) {
+                const float* row = a.reads[0] + static_cast<std::size_t>(ids[t]) * width;
+                if constexpr (positions) kt::add_values(width, row, a.reads[2] + l * width, a.out + t * width);
+                else std::copy_n(row, width, a.out + t * width);
+            }
+        });
+    }
+};
+
+template <class E>
+struct leading_rows_step {
+    static std::string kernel() { return op_t<E>::name; }
+    static std::string detail(const E&) { return ""; }
+    static double flops(const extent_values&) { return 0; }
+    static std::size_t scratch_bytes() { return 0; }
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"table", l.value(child<0>(e))});
+    }
+
+    static void launch(const step&, const launch_args& a) {
+        std::copy_n(a.reads[0], elements<shape_of_t<E>>(a.extents), a.out);
+    }
+};
+
+}  // namespace ctformer::plan::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // CTFORMER_PLAN_STEPS_EMBEDDING_INL_H_ toggle

@@ -1,0 +1,44 @@
+// ctformer against a 2-layer GPT-2 written in plain PyTorch by Hugging Face's state_dict names
+// (tests/data/make_golden.py; Conv1D weights stored [in, out], read as they are; the LM head tied to
+// wte): the prompt's logits, then greedy generation, each step the full causal forward of the prefix,
+// its last position's logits and the token chosen, as PyTorch chose them.
+#include <algorithm>
+
+#include <ctformer/runtime/safetensors.hpp>
+
+#include "support/golden.hpp"
+
+namespace {
+
+constexpr ctf::nn::gpt2_config tiny{.vocabulary = 61, .positions = 24, .d_model = 32, .heads = 4, .layers = 2};
+
+// fp32 through two layers and a 61-way LM head, logits up to about 13: within 1e-4 of PyTorch's.
+constexpr test::tolerance logits_tolerance{.atol = 1e-4, .rtol = 1e-5};
+
+TEST(PyTorchGPT2, PromptLogitsAndGreedyGeneration) {
+    const std::string path = std::string(CTFORMER_GOLDEN_DIR) + "/gpt2_2_layers.safetensors";
+    const ctf::safetensors_file file(path);
+    const ctf::tensor_map weights = ctf::load_state_dict(path);
+    auto model = ctf::compile(ctf::nn::gpt2<tiny>(ctf::id_input<"input_ids", ctf::batch, ctf::upto<24>>()));
+    model.bind(weights, test::with_outputs);
+    ctf::id_tensor tokens = file.ids("prompt");
+    test::expect_close(model.run(tokens), weights.at("expected"), logits_tolerance, "prompt");
+
+    const ctf::host_tensor<float>& step_logits = weights.at("expected_step_logits");
+    const ctf::id_tensor expected_tokens = file.ids("expected_tokens");
+    std::vector<std::int32_t> generated;
+    for (std::size_t step = 0; step < expected_tokens.size(); ++step) {
+        const ctf::host_tensor<float> logits = model.run(tokens);
+        const auto last = logits.data.end() - tiny.vocabulary;
+        const ctf::host_tensor<float> got({std::size_t(tiny.vocabulary)}, {last, logits.data.end()});
+        const ctf::host_tensor<float> want({std::size_t(tiny.vocabulary)}, {step_logits.data.begin() + step * tiny.vocabulary,
+                                                                           step_logits.data.begin() + (step + 1) * tiny.vocabulary});
+        test::expect_close(got, want, logits_tolerance, "step " + std::to_string(step));
+        generated.push_back(static_cast<std::int32_t>(std::max_element(last, logits.data.end()) - last));
+        tokens.data.push_back(generated.back());
+        tokens.dims[1] += 1;
+    }
+    EXPECT_EQ(generated, expected_tokens.data);
+}
+
+}  // namespace
