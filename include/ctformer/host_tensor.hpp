@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <string>
@@ -39,6 +40,13 @@ inline std::string index_text(const dims_t& dims, std::size_t flat) {
         flat /= dims[i];
     }
     return to_string(index);
+}
+
+// Why a token id read from a file's int64 values cannot be int32 ("the token id 2147483648 at [1]
+// does not fit int32"), or "" when it fits.
+inline std::string id_past_int32(std::int64_t id, const dims_t& dims, std::size_t at) {
+    if (id >= std::numeric_limits<std::int32_t>::min() && id <= std::numeric_limits<std::int32_t>::max()) return "";
+    return "the token id " + std::to_string(id) + " at " + index_text(dims, at) + " does not fit int32";
 }
 
 template <class T>

@@ -36,21 +36,20 @@ class model {
     static constexpr std::size_t count_inputs(leaf_set<Leaves...>) {
         return (std::size_t{0} + ... + std::size_t{has_role<Leaves, role::input>});
     }
-    template <class... Leaves>
-    static constexpr bool first_input_is_ids(leaf_set<Leaves...>) {
-        bool ids = false, seen = false;
-        ((has_role<Leaves, role::input> && !seen ? (ids = Leaves::element == dtype::i32, seen = true) : false), ...);
-        return ids;
-    }
-    template <class... Leaves>
-    static constexpr std::string_view first_input(leaf_set<Leaves...>) {
+    struct input_leaf {
         std::string_view name;
-        ((has_role<Leaves, role::input> && name.empty() ? (name = Leaves::name.view(), 0) : 0), ...);
-        return name;
+        dtype element = dtype::f32;
+    };
+    template <class... Leaves>
+    static constexpr input_leaf first_input(leaf_set<Leaves...>) {
+        input_leaf first;
+        ((has_role<Leaves, role::input> && first.name.empty() ? (first = {Leaves::name.view(), Leaves::element}, 0) : 0), ...);
+        return first;
     }
     static constexpr std::size_t input_count = count_inputs(leaves_t<Graph>{});
-    static constexpr bool one_float_input = input_count == 1 && !first_input_is_ids(leaves_t<Graph>{});
-    static constexpr bool only_ids = input_count == 1 && first_input_is_ids(leaves_t<Graph>{});
+    static constexpr input_leaf first = first_input(leaves_t<Graph>{});
+    static constexpr bool one_float_input = input_count == 1 && first.element != dtype::i32;
+    static constexpr bool only_ids = input_count == 1 && first.element == dtype::i32;
 
     struct workspace_return {
         workspace_pool* pool;
@@ -115,12 +114,12 @@ public:
     void run(const host_tensor<float>& input, host_tensor<float>& output, run_options options = {}) const
         requires one_float_input
     {
-        run(tensor_map{{std::string(first_input(leaves_t<Graph>{})), input}}, output, options);
+        run(tensor_map{{std::string(first.name), input}}, output, options);
     }
     void run(const id_tensor& ids, host_tensor<float>& output, run_options options = {}) const
         requires only_ids
     {
-        run({}, id_map{{std::string(first_input(leaves_t<Graph>{})), ids}}, output, options);
+        run({}, id_map{{std::string(first.name), ids}}, output, options);
     }
     host_tensor<float> run(const id_tensor& ids, run_options options = {}) const
         requires only_ids

@@ -90,7 +90,9 @@ inline host_tensor<float> npy_from_bytes(const std::string& name, std::span<cons
     if (descr != "<f4" && descr != ">f4") throw file_error(name, "", "dtype '" + descr + "' is not float32 ('<f4')");
     detail::check_fits(name, c, sizeof(float));
     host_tensor<float> t(c.header.shape);
-    for (std::size_t i = 0; i < t.size(); ++i) t[i] = std::bit_cast<float>(detail::stored_bits<std::uint32_t>(c.values, i, descr[0] == '>'));
+    if (t.size()) std::memcpy(t.data.data(), c.values, t.size() * sizeof(float));
+    if (descr == ">f4")
+        for (float& v : t.data) v = std::bit_cast<float>(__builtin_bswap32(std::bit_cast<std::uint32_t>(v)));
     return t;
 }
 
@@ -112,8 +114,7 @@ inline id_tensor npy_ids_from_bytes(const std::string& name, std::span<const std
     for (std::size_t i = 0; i < t.size(); ++i) {
         const std::int64_t id = wide ? static_cast<std::int64_t>(detail::stored_bits<std::uint64_t>(c.values, i, descr[0] == '>'))
                                      : static_cast<std::int32_t>(detail::stored_bits<std::uint32_t>(c.values, i, descr[0] == '>'));
-        if (id < std::numeric_limits<std::int32_t>::min() || id > std::numeric_limits<std::int32_t>::max())
-            throw file_error(name, "", "the token id " + std::to_string(id) + " at " + index_text(t.dims, i) + " does not fit int32");
+        if (const std::string why = id_past_int32(id, t.dims, i); !why.empty()) throw file_error(name, "", why);
         t[i] = static_cast<std::int32_t>(id);
     }
     return t;

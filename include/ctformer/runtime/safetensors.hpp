@@ -10,8 +10,8 @@
 // each key once in each of its objects (a tensor's name, an entry's "dtype"), a known dtype,
 // offsets inside the data and exactly shape × dtype bytes long, no two tensors overlapping.
 // F32, F16 and BF16 tensors read as fp32 (tensor()), I32 and I64 as int32 token ids (ids()); F64 is
-// refused (ctformer computes in fp32: convert the file, e.g. with tensor.float(), knowing what is lost). Problems throw file_error naming the file
-// and the tensor.
+// refused (ctformer computes in fp32: convert the file, e.g. with tensor.float(), knowing what is
+// lost). Problems throw file_error naming the file and the tensor.
 #pragma once
 
 #include <algorithm>
@@ -21,7 +21,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -90,9 +89,7 @@ public:
 
     // One tensor as fp32.
     host_tensor<float> tensor(std::string_view tensor_name) const {
-        const auto found = entries_.find(tensor_name);
-        if (found == entries_.end()) fail(std::string(tensor_name), "no tensor of this name in the file");
-        const safetensors_entry& e = found->second;
+        const auto& [stored_name, e] = entry(tensor_name);
         host_tensor<float> t(e.shape);
         const std::byte* from = data_.data() + e.begin;
         if (e.dtype == "F32") {
@@ -104,10 +101,10 @@ public:
                 t[i] = e.dtype == "F16" ? detail::half_to_float(bits) : detail::bfloat16_to_float(bits);
             }
         } else if (e.dtype == "F64") {
-            fail(found->first, "dtype F64 is refused: ctformer computes in fp32; convert the file to F32 "
+            fail(stored_name, "dtype F64 is refused: ctformer computes in fp32; convert the file to F32 "
                                "(e.g. tensor.float() before saving), knowing what is lost");
         } else {
-            fail(found->first, "dtype " + e.dtype + " is not a floating-point type (F32, F16 or BF16)" +
+            fail(stored_name, "dtype " + e.dtype + " is not a floating-point type (F32, F16 or BF16)" +
                                    (is_integer(e.dtype) ? "; token ids are read with ids()" : ""));
         }
         return t;
@@ -115,10 +112,8 @@ public:
 
     // Token ids, stored I32 or I64; an I64 id outside int32 is refused, naming where it is.
     id_tensor ids(std::string_view tensor_name) const {
-        const auto found = entries_.find(tensor_name);
-        if (found == entries_.end()) fail(std::string(tensor_name), "no tensor of this name in the file");
-        const safetensors_entry& e = found->second;
-        if (!is_integer(e.dtype)) fail(found->first, "dtype " + e.dtype + " is not token ids (I32 or I64)");
+        const auto& [stored_name, e] = entry(tensor_name);
+        if (!is_integer(e.dtype)) fail(stored_name, "dtype " + e.dtype + " is not token ids (I32 or I64)");
         id_tensor t(e.shape);
         const std::byte* from = data_.data() + e.begin;
         for (std::size_t i = 0; i < t.size(); ++i) {
@@ -130,8 +125,7 @@ public:
                 std::memcpy(&narrow, from + 4 * i, 4);
                 id = narrow;
             }
-            if (id < std::numeric_limits<std::int32_t>::min() || id > std::numeric_limits<std::int32_t>::max())
-                fail(found->first, "the token id " + std::to_string(id) + " at " + index_text(t.dims, i) + " does not fit int32");
+            if (const std::string why = id_past_int32(id, t.dims, i); !why.empty()) fail(stored_name, why);
             t[i] = static_cast<std::int32_t>(id);
         }
         return t;
@@ -148,6 +142,13 @@ public:
 
 private:
     static bool is_integer(std::string_view dtype) { return dtype == "I32" || dtype == "I64"; }
+
+    // The entry of that name, with the name as the file spells it.
+    const std::pair<const std::string, safetensors_entry>& entry(std::string_view tensor_name) const {
+        const auto found = entries_.find(tensor_name);
+        if (found == entries_.end()) fail(std::string(tensor_name), "no tensor of this name in the file");
+        return *found;
+    }
 
     [[noreturn]] void fail(const std::string& tensor_name, const std::string& problem) const {
         throw file_error(name_, tensor_name, problem);
