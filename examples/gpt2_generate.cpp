@@ -1,8 +1,8 @@
 // Greedy generation with GPT-2 small from its checkpoint, by Hugging Face's names (model.safetensors of
 // "gpt2", F32 or BF16 or F16), the prompt given as token ids (GPT-2's tokenizer is not ctformer's):
 //   gpt2_generate model.safetensors 464 2068 7586 21831 --tokens 20
-// Each new token is the argmax of the last position's logits, from the full causal forward of the
-// prompt and the tokens so far (the sequence's length is a run-time extent up to 1024).
+// The prompt runs once (prefill), then each new token is one decoding step over the KV cache (1024
+// positions), the argmax of its logits.
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
@@ -21,14 +21,16 @@ constexpr ctf::nn::gpt2_config small{};  // 12 layers, 768 wide, 12 heads, vocab
 
 // The next `count` tokens after `prompt`, greedily.
 template <class Model>
-std::vector<std::int32_t> generate(const Model& model, std::vector<std::int32_t> tokens, int count) {
-    const std::size_t prompt = tokens.size();
-    for (int i = 0; i < count && tokens.size() < std::size_t(small.positions); ++i) {
-        const ctf::host_tensor<float> logits = model.run(ctf::id_tensor({1, tokens.size()}, tokens));
+std::vector<std::int32_t> generate(const Model& model, const std::vector<std::int32_t>& prompt, int count) {
+    auto decoding = model.start_decoding(1);
+    ctf::host_tensor<float> logits = decoding.prefill(ctf::id_tensor({1, prompt.size()}, prompt));
+    std::vector<std::int32_t> tokens;
+    for (int i = 0; i < count; ++i) {
+        if (i > 0) logits = decoding.step(ctf::id_tensor({1, 1}, {tokens.back()}));  // cache_full past 1024 positions
         const auto last = logits.data.end() - small.vocabulary;
         tokens.push_back(static_cast<std::int32_t>(std::max_element(last, logits.data.end()) - last));
     }
-    return {tokens.begin() + static_cast<std::ptrdiff_t>(prompt), tokens.end()};
+    return tokens;
 }
 
 // The checkpoint's tensors by GPT2LMHeadModel's names: the hub's "gpt2" file was saved from GPT2Model,

@@ -94,6 +94,20 @@ private:
 };
 
 // A run option (or command-line option) outside the values it takes.
+// A decoding step would run past its KV cache's capacity (runtime/kv_cache.hpp).
+class cache_full : public error {
+public:
+    cache_full(std::size_t capacity, std::size_t filled, std::size_t tokens)
+        : error("ctformer: the KV cache holds " + std::to_string(capacity) + " positions per sequence, " +
+                std::to_string(filled) + " of them filled: " + std::to_string(tokens) +
+                " more token(s) do not fit (start a new decoding, or declare a longer maximum length)"),
+          capacity_(capacity) {}
+    std::size_t capacity() const { return capacity_; }
+
+private:
+    std::size_t capacity_;
+};
+
 class invalid_option : public error {
 public:
     invalid_option(const std::string& option, const std::string& value, const std::string& expected)

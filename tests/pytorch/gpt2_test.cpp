@@ -1,7 +1,8 @@
 // ctformer against a 2-layer GPT-2 written in plain PyTorch by Hugging Face's state_dict names
 // (tests/data/make_golden.py; Conv1D weights stored [in, out], read as they are; the LM head tied to
 // wte): the prompt's logits, then greedy generation, each step the full causal forward of the prefix,
-// its last position's logits and the token chosen, as PyTorch chose them.
+// its last position's logits and the token chosen, as PyTorch chose them; and the same generation
+// token by token with the KV cache.
 #include <algorithm>
 
 #include <ctformer/runtime/safetensors.hpp>
@@ -37,6 +38,20 @@ TEST(PyTorchGPT2, PromptLogitsAndGreedyGeneration) {
         generated.push_back(static_cast<std::int32_t>(std::max_element(last, logits.data.end()) - last));
         tokens.data.push_back(generated.back());
         tokens.dims[1] += 1;
+    }
+    EXPECT_EQ(generated, expected_tokens.data);
+
+    auto decoding = model.start_decoding(1);
+    ctf::host_tensor<float> logits = decoding.prefill(file.ids("prompt"));
+    generated.clear();
+    for (std::size_t step = 0; step < expected_tokens.size(); ++step) {
+        const auto last = logits.data.end() - tiny.vocabulary;
+        const ctf::host_tensor<float> got({std::size_t(tiny.vocabulary)}, {last, logits.data.end()});
+        const ctf::host_tensor<float> want({std::size_t(tiny.vocabulary)}, {step_logits.data.begin() + step * tiny.vocabulary,
+                                                                           step_logits.data.begin() + (step + 1) * tiny.vocabulary});
+        test::expect_close(got, want, logits_tolerance, "decoded step " + std::to_string(step));
+        generated.push_back(static_cast<std::int32_t>(std::max_element(last, logits.data.end()) - last));
+        logits = decoding.step(ctf::id_tensor({1, 1}, {generated.back()}));
     }
     EXPECT_EQ(generated, expected_tokens.data);
 }

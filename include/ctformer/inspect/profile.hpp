@@ -18,16 +18,18 @@
 
 namespace ctformer {
 
-// The bytes step k reads and writes at the least in a run of `at`: each slot it reads once, its
-// output, and the weights it packed.
+// The bytes step k reads and writes at the least in a run of `at`: each slot it reads once (of a
+// table it gathers from, the rows it takes), its output, and the weights it packed.
 inline double bytes_moved(const plan::program& p, std::size_t k, const plan::extent_values& at) {
     const plan::step& s = p.steps[k];
     std::vector<plan::slot_id> seen;
-    double floats = double(p.slots[s.writes].elements(at));
+    const double written = double(p.slots[s.writes].elements(at));
+    double floats = written;
     for (const plan::operand_slot& o : s.reads) {
         if (std::find(seen.begin(), seen.end(), o.slot) != seen.end()) continue;
         seen.push_back(o.slot);
-        floats += double(p.slots[o.slot].elements(at));
+        const bool gathered = o.role == "table" || o.role == "positions";  // an embedding's rows
+        floats += gathered ? std::min(written, double(p.slots[o.slot].elements(at))) : double(p.slots[o.slot].elements(at));
     }
     for (const plan::packed_use& use : s.packed)
         for (const std::vector<int>& extents : use.part_extents) floats += double(at.elements(extents));

@@ -231,6 +231,10 @@ private:
         s.launch = &kind::launch;
         if constexpr (requires { &kind::pack; }) s.pack = &kind::pack;
         if constexpr (requires { kind::mixed_lengths; }) s.mixed_lengths = kind::mixed_lengths;
+        if constexpr (requires { kind::decodes; }) s.decodes = kind::decodes;
+        else s.decodes = s.mixed_lengths;  // row by row is token by token
+        if constexpr (requires { kind::cached; })
+            if constexpr (kind::cached) s.cache_floats = &kind::cache_floats;
         s.node = &e;
         p_.steps.push_back(std::move(s));
         if (p_.slots[out].name.empty()) p_.slots[out].name = "#" + std::to_string(p_.steps.size() - 1);

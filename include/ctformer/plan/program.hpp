@@ -66,8 +66,16 @@ struct operand_slot {
 
 struct step;
 
+// A cached attention step's keys and values of earlier positions in a decoding run
+// (runtime/kv_cache.hpp): per sequence, step::cache_floats(capacity) floats.
+struct cache_block {
+    float* data = nullptr;  // the chunk's first sequence's
+    std::size_t capacity = 0;
+};
+
 // What a step's launch is given: its operands' memory in the order of step::reads, its output,
-// its packed weights (step::packed, packed together), and the run's extents, threads and scratch.
+// its packed weights (step::packed, packed together), the run's extents, threads and scratch, and
+// in a decoding run its cache (data null otherwise).
 struct launch_args {
     const float* const* reads;
     float* out;
@@ -75,6 +83,7 @@ struct launch_args {
     extent_values extents;
     int threads;
     std::byte* const* scratch;  // one block of step::scratch_bytes per thread
+    cache_block cache = {};
 };
 
 struct step {
@@ -86,6 +95,10 @@ struct step {
     int repeat = -1;
     std::size_t scratch_bytes = 0;  // per thread, in this target's layout
     bool mixed_lengths = false;     // it runs a packed mixed-length batch (shape/ragged.hpp)
+    // It runs in a decoding run, the new tokens at extents.position: token by token (a GEMM), at
+    // their positions (an embedding), or over the cache (causal self-attention, cache_floats set).
+    bool decodes = false;
+    std::size_t (*cache_floats)(std::size_t capacity) = nullptr;  // per sequence
     double (*flops_of)(const extent_values&) = nullptr;
     void (*launch)(const step&, const launch_args&) = nullptr;
     // Packs W [N, K] (and the bias) for this target, when the step has packed weights.

@@ -6,6 +6,8 @@
 //   auto model = compile(graph);   model.bind(weights);   model.run(inputs, output, {.threads = 2});
 //   model.run(inputs, output, {.keep = {{"attn_weights", &weights}}});   // an intermediate too
 //   model.run(inputs, {{"input_ids", ids}}, output);                      // token ids (id_input) too
+//   auto decoding = model.start_decoding(1);                              // token by token, a KV cache
+//   logits = decoding.prefill(prompt);   logits = decoding.step(next);
 //
 // run() may be called from several threads at once: each run takes its own workspace.
 // Toggling include guard: this file is included once per target.
@@ -20,6 +22,7 @@
 
 #include <hwy/highway.h>
 
+#include "../inspect/decoding.hpp"
 #include "../inspect/explain.hpp"
 #include "../inspect/profile.hpp"
 #include "../kernels/peak-inl.h"
@@ -76,6 +79,53 @@ public:
         std::unique_ptr<workspace, workspace_return> ws_;
     };
 
+    // Token-by-token decoding of `batch` sequences, with a KV cache as long as the result's length may
+    // be (upto<N>: N positions): prefill runs a prompt from position 0, each step the next tokens
+    // (one, or a few) of every sequence at the position after the last, over the cache. Each call's
+    // result is its new tokens' rows; an input of another length (an encoder's memory) is given
+    // whole each call.
+    class decoding {
+    public:
+        decoding(const model& m, std::size_t batch) : model_(&m), cache_(m.program_, batch) {}
+
+        void prefill(const tensor_map& inputs, const id_map& ids, host_tensor<float>& output, run_options options = {}) {
+            cache_.clear();
+            step(inputs, ids, output, options);
+        }
+        void step(const tensor_map& inputs, const id_map& ids, host_tensor<float>& output, run_options options = {}) {
+            options.cache = &cache_;
+            model_->run(inputs, ids, output, options);
+        }
+        host_tensor<float> prefill(const id_tensor& ids, run_options options = {})
+            requires only_ids
+        {
+            cache_.clear();
+            return step(ids, options);
+        }
+        host_tensor<float> step(const id_tensor& ids, run_options options = {})
+            requires only_ids
+        {
+            host_tensor<float> output;
+            step({}, id_map{{std::string(first.name), ids}}, output, options);
+            return output;
+        }
+
+        std::size_t position() const { return cache_.position(); }  // positions decoded, per sequence
+        std::size_t capacity() const { return cache_.capacity(); }
+        const kv_cache& cache() const { return cache_; }
+
+        // The plan of the next step (`tokens` new ones per sequence), its FLOPs and bytes per token.
+        std::string explain(std::size_t tokens = 1) const {
+            plan::extent_values at{cache_.batch()};
+            at.lengths[length_variable(cache_.stream())] = tokens;
+            return decoding_table(model_->program_, cache_, at, hwy::TargetName(HWY_TARGET));
+        }
+
+    private:
+        const model* model_;
+        kv_cache cache_;
+    };
+
     explicit model(Graph g)
         : graph_(std::make_shared<const Graph>(std::move(g))),
           fused_(std::make_shared<const fused_type>(passes::fuse(*graph_))),
@@ -128,6 +178,8 @@ public:
         run(ids, output, options);
         return output;
     }
+
+    decoding start_decoding(std::size_t batch) const { return decoding(*this, batch); }
 
     // The tree before and after each fusion pass, and the plan, for a run of `at` (a batch, and
     // lengths: {4, {10}} is B=4, L=10; the lengths' maxima when not given).

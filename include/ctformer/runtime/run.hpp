@@ -10,7 +10,8 @@
 //
 // Every step treats the sequences of a batch apart, so a large batch runs in chunks of sequences,
 // the program once per chunk, to keep the activations under run_options::max_activation_bytes.
-// model::run does exactly that, from program::for_each_run; the generator writes it out.
+// model::run does exactly that, from program::for_each_run; the generator writes it out. A decoding
+// run (run_options::cache) is the same list over its new tokens, at the cache's position.
 #pragma once
 
 #include <algorithm>
@@ -26,6 +27,7 @@
 #include "parallel.hpp"
 #include "run_options.hpp"
 #include "../tensor_check.hpp"
+#include "kv_cache.hpp"
 #include "mixed_lengths.hpp"
 #include "weights.hpp"
 #include "workspace.hpp"
@@ -40,16 +42,27 @@ public:
         if (!weights.bound() && has_weights()) throw error("ctformer: run() before bind(): the model's weights are not given yet");
         if (!options.lengths.empty()) {
             if (!options.keep.empty()) throw invalid_option("run_options::keep", options.keep[0].first, "none with lengths");
+            if (options.cache) throw invalid_option("run_options::lengths in a decoding run", "given", "none: its sequences decode in step");
             mixed_ = std::make_unique<mixed_batch>(p, options.lengths, inputs);
             whole_ = mixed_->extents();
         } else {
             whole_ = checked_inputs(inputs, ids);
         }
+        if (kv_cache* cache = options.cache) {
+            if (whole_.batch != cache->batch())
+                throw invalid_option("the batch of a decoding run", std::to_string(whole_.batch),
+                                     std::to_string(cache->batch()) + ", the sequences its cache holds");
+            cache->check_room(cache->tokens(whole_));
+            cache->prepare(p, whole_);
+            whole_.position = cache->position();
+        }
         const dims_t expected = mixed_ ? mixed_->output_dims() : dims_of(p.slots[p.result].extents, whole_);
         if (output.dims.empty()) output = host_tensor<float>(expected);
         if (output.dims != expected) throw shape_mismatch("output", to_string(expected), to_string(output.dims));
         chunk_ = plan::chunk_sequences(p, whole_, options.max_activation_bytes);
-        arena_ = ws.arena(p, whole_.with_batch(chunk_));
+        plan::extent_values sized = whole_.with_batch(chunk_);
+        sized.position = 0;  // the layout is the same at every position
+        arena_ = ws.arena(p, sized);
         offsets_ = &ws.layout().offset;
         scratch_ = ws.scratch(p.scratch_bytes(), threads_);
         outside_.assign(p.slots.size(), nullptr);
@@ -92,10 +105,15 @@ public:
             throw error("ctformer: internal error, please report: step " + std::to_string(k) + " run in iteration " +
                         std::to_string(iteration));
         if (s.repeat >= 0 && k == p_.repeats[s.repeat].first) enter(p_.repeats[s.repeat], iteration);
+        if (options_.cache && options_.cache->runs_once(k)) {  // a value of the memory, kept from the prompt's run
+            where_[s.writes] = options_.cache->kept(k, iteration, chunk_first_);
+            if (at_.position > 0) return void(++steps_run_);
+        }
         reads_.clear();
         for (const plan::operand_slot& o : s.reads) reads_.push_back(memory(o.slot, iteration));
         const plan::launch_args args{reads_.data(), where_[s.writes], weights_.packed(k, iteration), at_, threads_,
-                                     scratch_.data()};
+                                     scratch_.data(), options_.cache ? options_.cache->block(k, iteration, chunk_first_)
+                                                                     : plan::cache_block{}};
         const auto start = std::chrono::steady_clock::now();
         s.launch(s, args);
         if (options_.profile)
@@ -106,7 +124,7 @@ public:
     }
 
     // Every step ran as the program says, for every chunk (the generator's calls included); a
-    // mixed-length batch's padded output filled in.
+    // mixed-length batch's padded output filled in; a decoding run's tokens added to its cache.
     void finish() const {
         std::size_t expected = 0;
         p_.for_each_run([&](std::size_t, int) { ++expected; });
@@ -114,6 +132,7 @@ public:
             throw error("ctformer: internal error, please report: " + std::to_string(steps_run_) + " steps run of " +
                         std::to_string(expected * chunks_run_));
         if (mixed_) mixed_->finish(p_.result, *output_);
+        if (options_.cache) options_.cache->advance(options_.cache->tokens(whole_));
     }
 
     const plan::extent_values& extents() const { return at_; }

@@ -23,6 +23,8 @@ struct step_record {
     double seconds;
 };
 
+class kv_cache;
+
 struct run_options {
     int threads = 0;  // 0: every hardware thread
     // Bound intermediates to copy out after the run, by name: {"attn_weights", &weights}; a repeat's
@@ -36,6 +38,9 @@ struct run_options {
     // of [B, L, ...] comes packed [T, ...] or padded [B, Lmax, ...] (runtime/mixed_lengths.hpp). It
     // runs over the real tokens only, in one chunk.
     std::vector<std::size_t> lengths = {};
+    // A decoding run (model::start_decoding does it): the tokens of the run are the next positions
+    // of the cache's sequences, their keys and values appended to it (runtime/kv_cache.hpp).
+    kv_cache* cache = nullptr;
 };
 
 }  // namespace ctformer::runtime

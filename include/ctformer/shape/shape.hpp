@@ -174,11 +174,13 @@ struct ragged_batch;  // shape/ragged.hpp
 // The run-time extents of one run: the batch and each length variable (0: the variable's maximum,
 // which is what sizes the plan's memory and what a step's FLOPs are counted at by default). A
 // number alone is a batch: explain(4) is a batch of 4 at the maxima. A mixed-length batch runs
-// packed, as B = 1 and L = its tokens, with `ragged` saying where each sequence's rows are.
+// packed, as B = 1 and L = its tokens, with `ragged` saying where each sequence's rows are. A
+// decoding run's tokens start at `position` of their sequences, past the ones in its KV cache.
 struct extent_values {
     std::size_t batch = 1;
     std::array<std::size_t, max_lengths> lengths{};
     const ragged_batch* ragged = nullptr;
+    std::size_t position = 0;
 
     extent_values(std::size_t b = 1, std::array<std::size_t, max_lengths> l = {}) : batch(b), lengths(l) {}
 
@@ -198,6 +200,7 @@ struct extent_values {
     extent_values with_batch(std::size_t b) const {
         extent_values at{b, lengths};
         at.ragged = ragged;
+        at.position = position;
         return at;
     }
     bool operator==(const extent_values&) const = default;

@@ -5,6 +5,9 @@
 // Q, K and V are read through head views (heads.hpp); the key-padding mask, when there is one, is
 // [B, Lk] (or [Lk]) floats, non-zero = attend; attend and additive masks are read where they lie,
 // broadcast to the scores (shape/broadcast.hpp). Scratch per thread: one key block and one query tile.
+// In a decoding run, causal self-attention keeps its keys and values in the run's cache
+// (kernels/cached_attention-inl.h): a prompt attends as the full forward does, later tokens over
+// the cache; attention over another sequence (an encoder's memory) runs as it is, query by query.
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_PLAN_STEPS_ATTENTION_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef CTFORMER_PLAN_STEPS_ATTENTION_INL_H_
@@ -16,6 +19,7 @@
 #include <algorithm>
 
 #include "../../kernels/attention-inl.h"
+#include "../../kernels/cached_attention-inl.h"
 #include "../../runtime/parallel.hpp"
 #include "../../tensor_check.hpp"
 #include "../../shape/broadcast.hpp"
@@ -155,18 +159,45 @@ template <class E, bool Merged>
 struct attention_step : attention_common<E, Merged, last(extents_of<std::conditional_t<Merged, child_t<E, 0>, E>>)> {
     using base = attention_common<E, Merged, last(extents_of<std::conditional_t<Merged, child_t<E, 0>, E>>)>;
     using typename base::A;
+    using typename base::K;
     static constexpr std::size_t dk = base::dk, dv = last(extents_of<A>);
     static constexpr causality causal = op_t<A>::causal_kind;
+    static constexpr int query_length = last(extents_of<A>, 1), key_length = last(extents_of<K>, 1);
+    static constexpr bool masked = op_t<A>::masks.attend || op_t<A>::masks.additive;
+    // Decoding: causal self-attention over a run-time length is cached; attention over another
+    // sequence decodes query by query, unless a mask of [Lq, Lk] ties it to the run's rows.
+    static constexpr bool cached = query_length == key_length && is_length(query_length) && causal != causality::none &&
+                                   !masked && !base::key_padding;
+    static constexpr bool decodes = cached || (query_length != key_length && !masked);
+    using head_cache = kt::cached_head<dk, dv>;
 
     static std::string kernel() { return Merged ? "fused_attention (heads merged)" : "fused_attention"; }
 
+    // The queries see past + their own keys in a decoding run past its prompt.
     static double flops(const extent_values& at) {
         const std::size_t lq = base::lq(at);
         const double instances = double(elements<shape_of_t<A>>(at)) / double(lq * dv);
-        return instances * 2.0 * double(visible_pairs<causal>(lq, base::lk(at)) * (dk + dv));
+        const double pairs = cached && at.position ? double(lq * at.position + lq * (lq + 1) / 2)
+                                                   : double(visible_pairs<causal>(lq, base::lk(at)));
+        return instances * 2.0 * pairs * (dk + dv);
+    }
+
+    static std::size_t scratch_bytes() {
+        const std::size_t flash = base::scratch_bytes();
+        return cached ? std::max(flash, head_cache::stride(base::lk({})) * sizeof(float)) : flash;
+    }
+    static std::size_t heads_per_sequence() {
+        extent_values one{1};
+        one.lengths.fill(1);
+        return elements<shape_of_t<A>>(one) / dv;
+    }
+    static std::size_t cache_floats(std::size_t capacity) {
+        return heads_per_sequence() * head_cache::floats(capacity);
     }
 
     static void launch(const step& s, const launch_args& a) {
+        if constexpr (cached)
+            if (a.cache.data && append_to_cache(s, a)) return;
         const std::size_t instances = elements<shape_of_t<A>>(a.extents) / (base::lq(a.extents) * dv);
         const head_view<const float> q = base::template heads<operand_role::query>(a, 0);
         const head_view<const float> k = base::template heads<operand_role::key>(a, 1);
@@ -177,6 +208,24 @@ struct attention_step : attention_common<E, Merged, last(extents_of<std::conditi
             kt::attend_rows<dk, dv, causal>(q.at(i).from(row), k.at(i).from(row), v.at(i).from(row), first, end,
                                             out.at(i).from(row), args, scratch);
         });
+    }
+
+    // A decoding run's new keys and values, appended at extents.position; past a prompt, the queries
+    // over the cache (true: done), a prompt's as the full forward (false: not yet).
+    static bool append_to_cache(const step& s, const launch_args& a) {
+        const std::size_t n = base::lq(a.extents), past = a.extents.position, capacity = a.cache.capacity;
+        const std::size_t instances = elements<shape_of_t<A>>(a.extents) / (n * dv);
+        const head_view<const float> q = base::template heads<operand_role::query>(a, 0);
+        const head_view<const float> k = base::template heads<operand_role::key>(a, 1);
+        const head_view<const float> v = base::template heads<operand_role::value>(a, 2);
+        const head_view<float> out = heads_written<A, Merged>(a.out, a.extents);
+        const float scale = static_cast<float>(op_of(base::node(*static_cast<const E*>(s.node))).scale);
+        runtime::parallel_for(instances, a.threads, [&](std::size_t i, int thread) {
+            const head_cache cache(a.cache.data + i * head_cache::floats(capacity), capacity);
+            cache.append(k.at(i), v.at(i), past, n);
+            if (past > 0) kt::attend_cache(q.at(i), n, past, cache, scale, out.at(i), reinterpret_cast<float*>(a.scratch[thread]));
+        });
+        return past > 0;
     }
 };
 

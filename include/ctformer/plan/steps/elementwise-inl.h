@@ -29,7 +29,7 @@ namespace kt = ctformer::kernels::HWY_NAMESPACE;
 template <class E>
 struct add_step {
     // A packed batch's rows are tokens: operands of one shape add as they are, a [L, D] table (x + PE)
-    // by each token's position.
+    // by each token's position (in a decoding run, from extents.position on).
     static constexpr bool same_shapes = std::is_same_v<shape_of_t<child_t<E, 0>>, shape_of_t<child_t<E, 1>>>;
     static constexpr bool table = is_constant<child_t<E, 1>> && rank_of<child_t<E, 1>> == 2;
     static constexpr bool mixed_lengths = same_shapes || table;
@@ -51,9 +51,10 @@ struct add_step {
         const std::size_t na = elements<shape_of_t<child_t<E, 0>>>(a.extents);
         const std::size_t nb = elements<shape_of_t<child_t<E, 1>>>(a.extents);
         const std::size_t n = elements<shape_of_t<E>>(a.extents), period = std::min(na, nb);
+        const float* b = a.reads[1] + (table ? a.extents.position * last(extents_of<E>) : 0);  // the rows of its positions
         for (std::size_t base = 0; base < n; base += period) {
             const float* x = a.reads[0] + base % na;
-            const float* y = a.reads[1] + base % nb;
+            const float* y = b + base % nb;
             for (std::size_t j = 0; j < period; ++j) a.out[base + j] = x[j] + y[j];
         }
     }

@@ -1,7 +1,9 @@
 // Steps that read rows of a table by index (dsl/ops/embedding.hpp):
 //   embedding               out[t] = table[ids[t]], every id checked against the table's rows first
-//   embedding + positions   out[t] = table[ids[t]] + positions[l], l the position of token t
-//   leading_rows            the table's first L rows, copied (a position table no embedding took)
+//   embedding + positions   out[t] = table[ids[t]] + positions[p], p the position of token t
+//   leading_rows            the table's rows of positions [p, p + L), copied (a position table no
+//                           embedding took)
+// A decoding run's tokens start at extents.position (past its cache), an ordinary run's at 0.
 // Token ids are an id_input's int32 values; the executor hands them over as the step's "ids" operand.
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_PLAN_STEPS_EMBEDDING_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -41,6 +43,7 @@ struct embedding_step {
     using Ids = child_t<E, 1>;
     static constexpr bool positions = op_t<E>::positions;
     static constexpr std::size_t vocabulary = extents_of<Table>[0], width = extents_of<Table>[1];
+    static constexpr bool decodes = true;  // token by token, at its position
 
     static std::string kernel() { return op_t<E>::name; }
     static std::string detail(const E&) { return "vocabulary=" + std::to_string(vocabulary); }
@@ -61,10 +64,11 @@ struct embedding_step {
             if (ids[t] < 0 || static_cast<std::size_t>(ids[t]) >= vocabulary)
                 throw token_id_out_of_range(name_or<Ids>("ids"), index_text(dims_of<shape_of_t<Ids>>(a.extents), t), ids[t],
                                             name_or<Table>("table"), vocabulary);
+        const float* position_rows = positions ? a.reads[2] + a.extents.position * width : nullptr;
         runtime::parallel_for(tokens / length, a.threads, [&](std::size_t sequence, int) {
             for (std::size_t l = 0, t = sequence * length; l < length; ++l, ++t) {
                 const float* row = a.reads[0] + static_cast<std::size_t>(ids[t]) * width;
-                if constexpr (positions) kt::add_values(width, row, a.reads[2] + l * width, a.out + t * width);
+                if constexpr (positions) kt::add_values(width, row, position_rows + l * width, a.out + t * width);
                 else std::copy_n(row, width, a.out + t * width);
             }
         });
@@ -73,6 +77,7 @@ struct embedding_step {
 
 template <class E>
 struct leading_rows_step {
+    static constexpr bool decodes = true;
     static std::string kernel() { return op_t<E>::name; }
     static std::string detail(const E&) { return ""; }
     static double flops(const extent_values&) { return 0; }
@@ -84,7 +89,7 @@ struct leading_rows_step {
     }
 
     static void launch(const step&, const launch_args& a) {
-        std::copy_n(a.reads[0], elements<shape_of_t<E>>(a.extents), a.out);
+        std::copy_n(a.reads[0] + a.extents.position * last(extents_of<E>), elements<shape_of_t<E>>(a.extents), a.out);
     }
 };
 

@@ -50,7 +50,8 @@ struct gemm_step {
         if constexpr (residual) {
             args.residual = a.reads[1];
             using R = operand_t<E, operand_role::residual>;
-            if constexpr (is_constant<R>) {  // the positional encoding: L rows, or each token's position
+            if constexpr (is_constant<R>) {  // the positional encoding: L rows (from the run's position), or each token's
+                args.residual += a.extents.position * n;
                 args.residual_rows = a.extents.of(extents_of<R>[0]);
                 if (a.extents.ragged) args.residual_row_of = a.extents.ragged->positions.data();
             }

@@ -1,0 +1,130 @@
+// Attention of a few new queries over a KV cache (decoding), for one (sequence, head). The cache
+// holds Kᵀ [Dk, stride] (each key a column: a query's scores are a sum of Dk rows, vector FMAs along
+// the keys, nothing transposed per step) and V [capacity, Dv padded]; a query reads each cached key
+// and value once, a matrix-vector product, memory-bound. Queries t = 0..n-1 of a run are at
+// positions past + t and see keys [0, past + t + 1), their own included.
+// Toggling include guard: this file is included once per target.
+#if defined(CTFORMER_KERNELS_CACHED_ATTENTION_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef CTFORMER_KERNELS_CACHED_ATTENTION_INL_H_
+#undef CTFORMER_KERNELS_CACHED_ATTENTION_INL_H_
+#else
+#define CTFORMER_KERNELS_CACHED_ATTENTION_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+
+#include <hwy/highway.h>
+
+#include "attention.hpp"
+#include "exp-inl.h"
+#include "strided.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace ctformer::kernels::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// One (sequence, head)'s cache, carved out of floats(capacity) floats. Rows and columns are padded
+// to kKeyBlock, a multiple of every target's lane count, so whole vectors never leave the block.
+template <std::size_t Dk, std::size_t Dv>
+struct cached_head {
+    static constexpr std::size_t dv_padded = (Dv + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
+    static std::size_t stride(std::size_t capacity) { return (capacity + kKeyBlock - 1) / kKeyBlock * kKeyBlock; }
+    static std::size_t floats(std::size_t capacity) { return stride(capacity) * (Dk + dv_padded); }
+
+    cached_head(float* block, std::size_t capacity)
+        : keys_t(block), values(block + Dk * stride(capacity)), columns(stride(capacity)) {}
+
+    // Keys and values of positions [position, position + count).
+    void append(strided_rows<const float> k, strided_rows<const float> v, std::size_t position, std::size_t count) const {
+        for (std::size_t t = 0; t < count; ++t) {
+            for (std::size_t e = 0; e < Dk; ++e) keys_t[e * columns + position + t] = k.row(t)[e];
+            std::copy_n(v.row(t), Dv, values + (position + t) * dv_padded);
+        }
+    }
+
+    float* keys_t;
+    float* values;
+    std::size_t columns;  // Kᵀ's row stride
+};
+
+// scores[0, keys) = scale · q·k_j for the cached keys, four vectors of keys per pass (four
+// independent FMA chains); keys past `visible` -inf. `scores` holds the cache's stride.
+template <std::size_t Dk, std::size_t Dv>
+void cached_scores(const float* q, const cached_head<Dk, Dv>& c, std::size_t visible, float scale, float* scores) {
+    const hn::ScalableTag<float> d;
+    const std::size_t lanes = hn::Lanes(d), step = 4 * lanes;
+    const auto barred = hn::Set(d, -std::numeric_limits<float>::infinity());
+    for (std::size_t j = 0; j < visible; j += step) {
+        auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+        for (std::size_t e = 0; e < Dk; ++e) {
+            const float* k = c.keys_t + e * c.columns + j;
+            const auto x = hn::Set(d, q[e]);
+            a0 = hn::MulAdd(x, hn::LoadU(d, k), a0);
+            a1 = hn::MulAdd(x, hn::LoadU(d, k + lanes), a1);
+            a2 = hn::MulAdd(x, hn::LoadU(d, k + 2 * lanes), a2);
+            a3 = hn::MulAdd(x, hn::LoadU(d, k + 3 * lanes), a3);
+        }
+        const auto limit = hn::Set(d, static_cast<float>(visible));
+        const hn::Vec<decltype(d)> sums[4] = {a0, a1, a2, a3};
+        for (std::size_t u = 0; u < 4; ++u) {
+            const std::size_t key = j + u * lanes;
+            const auto in_reach = hn::Lt(hn::Iota(d, static_cast<float>(key)), limit);
+            hn::StoreU(hn::IfThenElse(in_reach, hn::Mul(sums[u], hn::Set(d, scale)), barred), d, scores + key);
+        }
+    }
+}
+
+// scores[0, visible) become exp(score - max), whole vectors (the -inf past `visible` give 0); returns their sum.
+inline float exponentiate(float* scores, std::size_t visible) {
+    const hn::ScalableTag<float> d;
+    const std::size_t lanes = hn::Lanes(d), end = (visible + lanes - 1) / lanes * lanes;
+    auto most = hn::Set(d, -std::numeric_limits<float>::infinity());
+    for (std::size_t j = 0; j < end; j += lanes) most = hn::Max(most, hn::LoadU(d, scores + j));
+    const auto max = hn::Set(d, hn::GetLane(hn::MaxOfLanes(d, most)));
+    auto sum = hn::Zero(d);
+    for (std::size_t j = 0; j < end; j += lanes) {
+        const auto p = exp_nonpositive(d, hn::Sub(hn::LoadU(d, scores + j), max));
+        hn::StoreU(p, d, scores + j);
+        sum = hn::Add(sum, p);
+    }
+    return hn::GetLane(hn::SumOfLanes(d, sum));
+}
+
+// out[0, Dv) = Σ_j p_j · v_j / sum over the first `visible` cached values, every vector of the padded
+// row in its own accumulator.
+template <std::size_t Dk, std::size_t Dv>
+void weighted_values(const float* p, float sum, const cached_head<Dk, Dv>& c, std::size_t visible, float* out) {
+    const hn::ScalableTag<float> d;
+    constexpr std::size_t lanes = HWY_LANES(float), vectors = (Dv + lanes - 1) / lanes;  // x86: hn::Lanes(d)
+    constexpr std::size_t width = cached_head<Dk, Dv>::dv_padded;
+    hn::Vec<decltype(d)> acc[vectors];
+    for (std::size_t u = 0; u < vectors; ++u) acc[u] = hn::Zero(d);
+    for (std::size_t j = 0; j < visible; ++j) {
+        const auto weight = hn::Set(d, p[j]);
+        const float* v = c.values + j * width;
+        for (std::size_t u = 0; u < vectors; ++u) acc[u] = hn::MulAdd(weight, hn::LoadU(d, v + u * lanes), acc[u]);
+    }
+    HWY_ALIGN float row[width];
+    const auto norm = hn::Set(d, 1.0f / sum);  // sum >= 1: the largest score's exp(0)
+    for (std::size_t u = 0; u < vectors; ++u) hn::Store(hn::Mul(acc[u], norm), d, row + u * lanes);
+    std::copy_n(row, Dv, out);
+}
+
+// out rows [0, n) for the n new queries at positions past.., over the cache (their keys appended
+// already). `scores` holds the cache's stride of floats.
+template <std::size_t Dk, std::size_t Dv>
+void attend_cache(strided_rows<const float> q, std::size_t n, std::size_t past, const cached_head<Dk, Dv>& c,
+                  float scale, strided_rows<float> out, float* scores) {
+    for (std::size_t t = 0; t < n; ++t) {
+        const std::size_t visible = past + t + 1;
+        cached_scores(q.row(t), c, visible, scale, scores);
+        weighted_values(scores, exponentiate(scores, visible), c, visible, out.row(t));
+    }
+}
+
+}  // namespace ctformer::kernels::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // CTFORMER_KERNELS_CACHED_ATTENTION_INL_H_ toggle

@@ -1,0 +1,167 @@
+// Token-by-token decoding with a KV cache (model::start_decoding), on every Highway target compiled
+// in: a prompt, then one token at a time and a few at once, each run's rows equal to the full
+// causal forward's at the same positions, for a GPT-2 (learned positions, tied head) and for a
+// PyTorch decoder over an encoder memory (sinusoidal positions two ways, key padding of the memory)
+// past the attention's key block, the memory's keys and values made once; a full cache, a batch
+// other than the cache's, a memory of another length and a model that cannot decode are typed errors.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "runtime/model_decoding_test.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+#include <hwy/tests/hwy_gtest.h>
+
+#include <ctformer/runtime/model-inl.h>
+
+#include "support/model_check.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace ctformer::tests::HWY_NAMESPACE {
+namespace rt = ctformer::runtime::HWY_NAMESPACE;
+
+// Decoding token by token equals the full forward at every position.
+inline constexpr test::tolerance decoded{.atol = 1e-5, .rtol = 1e-5};
+
+// Positions [from, from + n) of every sequence of a [B, L, ...] tensor, or the whole of one that
+// does not run along the decoded length (an encoder's memory).
+template <class T>
+host_tensor<T> positions(const host_tensor<T>& t, std::size_t length, std::size_t from, std::size_t n) {
+    if (t.dims.size() < 2 || t.dims[1] != length) return t;
+    dims_t dims = t.dims;
+    dims[1] = n;
+    host_tensor<T> part(dims);
+    const std::size_t row = t.size() / (t.dims[0] * length);
+    for (std::size_t b = 0; b < t.dims[0]; ++b)
+        std::copy_n(t.data.begin() + (b * length + from) * row, n * row, part.data.begin() + b * n * row);
+    return part;
+}
+
+template <class Map>
+Map positions_of(const Map& all, std::size_t length, std::size_t from, std::size_t n) {
+    Map part;
+    for (const auto& [name, t] : all) part.emplace(name, positions(t, length, from, n));
+    return part;
+}
+
+// The model decodes `length` positions of the inputs as a prompt of `prompt`, then runs of `steps`
+// tokens each, every run against the full forward's rows.
+template <class Model>
+void expect_decoding_equals_forward(const Model& model, const tensor_map& inputs, const id_map& ids, std::size_t batch,
+                                    std::size_t length, std::size_t prompt, const std::vector<std::size_t>& steps) {
+    const host_tensor<float> full = model.run(inputs, ids);
+    auto decoding = model.start_decoding(batch);
+    std::size_t at = 0;
+    for (std::size_t n : [&] {
+             std::vector<std::size_t> runs{prompt};
+             runs.insert(runs.end(), steps.begin(), steps.end());
+             return runs;
+         }()) {
+        host_tensor<float> out;
+        if (at == 0) decoding.prefill(positions_of(inputs, length, 0, n), positions_of(ids, length, 0, n), out);
+        else decoding.step(positions_of(inputs, length, at, n), positions_of(ids, length, at, n), out);
+        test::expect_close(out, positions(full, length, at, n), decoded);
+        at += n;
+        ASSERT_EQ(decoding.position(), at);
+    }
+}
+
+constexpr nn::gpt2_config tiny{.vocabulary = 61, .positions = 24, .d_model = 32, .heads = 4, .layers = 2};
+
+void TestGPT2DecodesAsItsFullForward() {
+    auto model = rt::compile(nn::gpt2<tiny>(id_input<"input_ids", batch, upto<24>>()));
+    const tensor_map weights = reference::random_inputs(model.graph(), {2, {24}}, 3);
+    model.bind(weights, {.strict = false});
+    const id_map ids = reference::random_ids(model.graph(), {2, {24}}, tiny.vocabulary, 5);
+    expect_decoding_equals_forward(model, {}, ids, 2, 24, 5, {1, 1, 3, 1, 2, 1, 1, 1, 1, 1, 1, 4, 1});  // to the capacity
+
+    auto decoding = model.start_decoding(2);
+    const id_tensor& all = ids.at("input_ids");
+    EXPECT_EQ(decoding.capacity(), 24u);
+    decoding.prefill(positions(all, 24, 0, 20));
+    const std::string plan = decoding.explain();
+    EXPECT_NE(plan.find("at position 20 of 24"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("per token:"), std::string::npos) << plan;
+    // A batch other than the cache's, and a run past its capacity, are refused before anything runs.
+    EXPECT_THROW(decoding.step(id_tensor({1, 1}, {all.data[20]})), invalid_option);
+    try {
+        decoding.step(positions(all, 24, 20, 5));
+        ADD_FAILURE() << "ran past the cache";
+    } catch (const cache_full& e) {
+        EXPECT_EQ(e.capacity(), 24u);
+        EXPECT_NE(std::string(e.what()).find("holds 24 positions per sequence, 20 of them filled: 5 more"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(decoding.position(), 20u);
+    const host_tensor<float> again = decoding.prefill(positions(all, 24, 0, 3));  // a new prompt starts over
+    test::expect_close(again, model.run(positions(all, 24, 0, 3)), decoded);
+}
+
+// A two-layer post-LN PyTorch decoder, its memory of a length of its own with key padding; the
+// target embedded by a GEMM whose epilogue adds the positional encoding, and adds it once more.
+void TestDecoderDecodesAsItsFullForward() {
+    constexpr nn::config gqa{.d_model = 16, .heads = 4, .kv_heads = 2, .d_ff = 24, .act = nn::activation::relu};
+    auto tgt = input<"tgt", batch, upto<80>, 8>();
+    auto src = input<"src", batch, upto<9, 1>, 16>();
+    auto pad = bool_input<"pad", batch, upto<9, 1>>();
+    auto embedded = nn::add_positional_encoding(nn::add_positional_encoding(linear(tgt, weight<"embed.weight", 16, 8>())));
+    const auto graph = nn::decoder<gqa, 2>(embedded, src, nn::tgt_masks(causal), nn::memory_masks(key_padding(pad)));
+    auto model = rt::compile(graph);
+    const tensor_map weights = reference::random_inputs(graph, {2, {70, 7}}, 9);
+    model.bind(weights, {.strict = false});
+    tensor_map inputs = test::inputs_at(graph, weights, {2, {70, 7}}, 13);
+    inputs.at("pad")[3] = 0;
+    inputs.at("pad")[9] = 0;
+    expect_decoding_equals_forward(model, inputs, no_ids(), 2, 70, 60, {1, 1, 3, 1, 1, 1, 2});
+    test::expect_close(model.run(inputs), reference::evaluate(graph, inputs), test::fp32_model);
+
+    // The memory's keys and values (fuse_kv's GEMM, each layer) are made by the prompt's run only.
+    const plan::program& p = model.program();
+    const auto memory_kv_runs = [&](const std::vector<runtime::step_record>& records) {
+        return std::count_if(records.begin(), records.end(), [&](const runtime::step_record& r) {
+            return p.display_name(p.steps[r.step].writes).starts_with("layers.{i}.kv(");
+        });
+    };
+    auto decoding = model.start_decoding(2);
+    std::vector<runtime::step_record> records;
+    host_tensor<float> out;
+    decoding.prefill(positions_of(inputs, 70, 0, 4), {}, out, {.profile = &records});
+    EXPECT_EQ(memory_kv_runs(records), 2);
+    records.clear();
+    out = {};
+    decoding.step(positions_of(inputs, 70, 4, 1), {}, out, {.profile = &records});
+    EXPECT_EQ(memory_kv_runs(records), 0);
+    EXPECT_FALSE(records.empty());
+    test::expect_close(out, positions(model.run(positions_of(inputs, 70, 0, 5)), 5, 4, 1), decoded);
+    // A memory of another length than the prompt's is refused.
+    tensor_map shorter = positions_of(inputs, 70, 5, 1);
+    shorter.at("src") = host_tensor<float>({2, 6, 16});
+    shorter.at("pad") = host_tensor<float>({2, 6});
+    out = {};
+    EXPECT_THROW(decoding.step(shorter, {}, out), invalid_option);
+}
+
+// Attention that sees later positions has nothing to cache: such a model does not decode.
+void TestAModelThatCannotDecode() {
+    auto x = input<"x", batch, upto<8>, 8>();
+    auto model = rt::compile(nn::scaled_dot_product_attention(x, x, x));
+    try {
+        model.start_decoding(1);
+        ADD_FAILURE() << "a bidirectional attention decoded";
+    } catch (const error& e) {
+        EXPECT_NE(std::string(e.what()).find("cannot decode token by token: step 0 (fused_attention"), std::string::npos)
+            << e.what();
+    }
+}
+
+}  // namespace ctformer::tests::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace ctformer::tests {
+HWY_BEFORE_TEST(Decoding);
+HWY_EXPORT_AND_TEST_P(Decoding, TestGPT2DecodesAsItsFullForward);
+HWY_EXPORT_AND_TEST_P(Decoding, TestDecoderDecodesAsItsFullForward);
+HWY_EXPORT_AND_TEST_P(Decoding, TestAModelThatCannotDecode);
+}  // namespace ctformer::tests
+#endif
