@@ -1,7 +1,8 @@
 // Attention of a few new queries over a KV cache (decoding), for one (sequence, head). The cache
-// holds Kᵀ [Dk, stride] (each key a column: a query's scores are a sum of Dk rows, vector FMAs along
-// the keys, nothing transposed per step) and V [capacity, Dv padded]; a query reads each cached key
-// and value once, a matrix-vector product, memory-bound. Queries t = 0..n-1 of a run are at
+// holds the keys transposed, in blocks of kKeyBlock keys, each block Kᵀ [Dk, kKeyBlock] contiguous
+// (each key a column: a query's scores are a sum of Dk rows, vector FMAs along the keys, nothing
+// transposed per step, and a block is one sequential read), then V [capacity, Dv padded]; a query
+// reads each cached key and value once, a matrix-vector product, memory-bound. Queries t = 0..n-1 of a run are at
 // positions past + t and see keys [0, past + t + 1), their own included.
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_KERNELS_CACHED_ATTENTION_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -25,32 +26,36 @@ HWY_BEFORE_NAMESPACE();
 namespace ctformer::kernels::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// One (sequence, head)'s cache, carved out of floats(capacity) floats. Rows and columns are padded
-// to kKeyBlock, a multiple of every target's lane count, so whole vectors never leave the block.
+// One (sequence, head)'s cache, carved out of floats(capacity) floats: the keys padded to whole
+// blocks, the values' rows to whole vectors, so whole vectors never leave the block.
 template <std::size_t Dk, std::size_t Dv>
 struct cached_head {
-    static constexpr std::size_t dv_padded = (Dv + kKeyBlock - 1) / kKeyBlock * kKeyBlock;
+    static_assert(kKeyBlock % (4 * HWY_LANES(float)) == 0);
+    static constexpr std::size_t dv_padded = (Dv + HWY_LANES(float) - 1) / HWY_LANES(float) * HWY_LANES(float);
     static std::size_t stride(std::size_t capacity) { return (capacity + kKeyBlock - 1) / kKeyBlock * kKeyBlock; }
     static std::size_t floats(std::size_t capacity) { return stride(capacity) * (Dk + dv_padded); }
 
     cached_head(float* block, std::size_t capacity)
-        : keys_t(block), values(block + Dk * stride(capacity)), columns(stride(capacity)) {}
+        : keys_t(block), values(block + Dk * stride(capacity)) {}
 
     // Keys and values of positions [position, position + count).
     void append(strided_rows<const float> k, strided_rows<const float> v, std::size_t position, std::size_t count) const {
         for (std::size_t t = 0; t < count; ++t) {
-            for (std::size_t e = 0; e < Dk; ++e) keys_t[e * columns + position + t] = k.row(t)[e];
+            float* key = keys_at(position + t);
+            for (std::size_t e = 0; e < Dk; ++e) key[e * kKeyBlock] = k.row(t)[e];
             std::copy_n(v.row(t), Dv, values + (position + t) * dv_padded);
         }
     }
+    // Key j's column: its element e at [e * kKeyBlock].
+    float* keys_at(std::size_t j) const { return keys_t + j / kKeyBlock * Dk * kKeyBlock + j % kKeyBlock; }
 
     float* keys_t;
     float* values;
-    std::size_t columns;  // Kᵀ's row stride
 };
 
 // scores[0, keys) = scale · q·k_j for the cached keys, four vectors of keys per pass (four
-// independent FMA chains); keys past `visible` -inf. `scores` holds the cache's stride.
+// independent FMA chains, within one block: kKeyBlock is a multiple of four vectors on every
+// target); keys past `visible` -inf. `scores` holds the cache's stride.
 template <std::size_t Dk, std::size_t Dv>
 void cached_scores(const float* q, const cached_head<Dk, Dv>& c, std::size_t visible, float scale, float* scores) {
     const hn::ScalableTag<float> d;
@@ -58,8 +63,9 @@ void cached_scores(const float* q, const cached_head<Dk, Dv>& c, std::size_t vis
     const auto barred = hn::Set(d, -std::numeric_limits<float>::infinity());
     for (std::size_t j = 0; j < visible; j += step) {
         auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+        const float* keys = c.keys_at(j);  // four vectors never cross a block
         for (std::size_t e = 0; e < Dk; ++e) {
-            const float* k = c.keys_t + e * c.columns + j;
+            const float* k = keys + e * kKeyBlock;
             const auto x = hn::Set(d, q[e]);
             a0 = hn::MulAdd(x, hn::LoadU(d, k), a0);
             a1 = hn::MulAdd(x, hn::LoadU(d, k + lanes), a1);

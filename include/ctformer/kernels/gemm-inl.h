@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include <hwy/aligned_allocator.h>
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include "../exceptions.hpp"
@@ -40,6 +41,12 @@ inline constexpr std::size_t kPanelVectors = 4;  // vectors of columns per micro
 inline constexpr std::size_t kRows = 4;
 inline constexpr std::size_t kPanelVectors = 3;
 #endif
+
+// W's panel is prefetched this many k steps ahead of the loads: with few rows of A (decoding, a batch
+// of single tokens) a step is a few FMAs per cache line of W, and the hardware prefetcher alone
+// left the stream short of the bandwidth. Measured on one core, GPT-2 small decoding a batch of 8:
+// the step's GEMMs 30% faster at 16 steps ahead, 25% at 64; a batch of 1 within the noise.
+inline constexpr std::size_t kPrefetchSteps = 16;
 
 using float_tag = hn::ScalableTag<float>;
 
@@ -100,6 +107,8 @@ void micro_tile(const float* a, const packed_weight& w, std::size_t row, std::si
     const float* panel = &w.panel_data[p * K * width];
     for (std::size_t k = 0; k < K; ++k) {
         V b[kPanelVectors];
+#pragma GCC unroll 16
+        for (std::size_t v = 0; v < kPanelVectors; ++v) hwy::Prefetch(panel + (k + kPrefetchSteps) * width + v * lanes);
 #pragma GCC unroll 16
         for (std::size_t v = 0; v < kPanelVectors; ++v) b[v] = hn::Load(d, panel + k * width + v * lanes);
 #pragma GCC unroll 16
