@@ -25,32 +25,30 @@ TEST(PyTorchGPT2, PromptLogitsAndGreedyGeneration) {
     ctf::id_tensor tokens = file.ids("prompt");
     test::expect_close(model.run(tokens), weights.at("expected"), logits_tolerance, "prompt");
 
+    // Greedy step `step`: the last position's logits against PyTorch's, and the token they choose.
     const ctf::host_tensor<float>& step_logits = weights.at("expected_step_logits");
-    const ctf::id_tensor expected_tokens = file.ids("expected_tokens");
-    std::vector<std::int32_t> generated;
-    for (std::size_t step = 0; step < expected_tokens.size(); ++step) {
-        const ctf::host_tensor<float> logits = model.run(tokens);
+    const auto chosen = [&](const ctf::host_tensor<float>& logits, std::size_t step, const std::string& what) {
         const auto last = logits.data.end() - tiny.vocabulary;
         const ctf::host_tensor<float> got({std::size_t(tiny.vocabulary)}, {last, logits.data.end()});
         const ctf::host_tensor<float> want({std::size_t(tiny.vocabulary)}, {step_logits.data.begin() + step * tiny.vocabulary,
                                                                            step_logits.data.begin() + (step + 1) * tiny.vocabulary});
-        test::expect_close(got, want, logits_tolerance, "step " + std::to_string(step));
-        generated.push_back(static_cast<std::int32_t>(std::max_element(last, logits.data.end()) - last));
+        test::expect_close(got, want, logits_tolerance, what + " " + std::to_string(step));
+        return static_cast<std::int32_t>(std::max_element(last, logits.data.end()) - last);
+    };
+    const ctf::id_tensor expected_tokens = file.ids("expected_tokens");
+    std::vector<std::int32_t> generated;
+    for (std::size_t step = 0; step < expected_tokens.size(); ++step) {
+        generated.push_back(chosen(model.run(tokens), step, "step"));
         tokens.data.push_back(generated.back());
         tokens.dims[1] += 1;
     }
     EXPECT_EQ(generated, expected_tokens.data);
 
-    auto decoding = model.start_decoding(1);
+    auto decoding = model.start_decoding(1);  // the same, token by token with the KV cache
     ctf::host_tensor<float> logits = decoding.prefill(file.ids("prompt"));
     generated.clear();
     for (std::size_t step = 0; step < expected_tokens.size(); ++step) {
-        const auto last = logits.data.end() - tiny.vocabulary;
-        const ctf::host_tensor<float> got({std::size_t(tiny.vocabulary)}, {last, logits.data.end()});
-        const ctf::host_tensor<float> want({std::size_t(tiny.vocabulary)}, {step_logits.data.begin() + step * tiny.vocabulary,
-                                                                           step_logits.data.begin() + (step + 1) * tiny.vocabulary});
-        test::expect_close(got, want, logits_tolerance, "decoded step " + std::to_string(step));
-        generated.push_back(static_cast<std::int32_t>(std::max_element(last, logits.data.end()) - last));
+        generated.push_back(chosen(logits, step, "decoded step"));
         logits = decoding.step(ctf::id_tensor({1, 1}, {generated.back()}));
     }
     EXPECT_EQ(generated, expected_tokens.data);
