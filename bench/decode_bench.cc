@@ -2,7 +2,8 @@
 // bench/pytorch_decode.py): 12 layers, 768 wide, 12 heads, a vocabulary of 50257, random weights;
 // the prefill of a 256-token prompt (GFLOP/s against the FMA peak), then 64 tokens generated one
 // step at a time for batch 1 and 8 (per-token time, and the bytes each step must read, weights and
-// cached keys and values, over its time against this core's read bandwidth, measured here too).
+// cached keys and values, over its time against this core's read bandwidth, measured here too),
+// with the GEMMs' weights in fp32 and in bf16.
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -24,13 +25,18 @@ constexpr std::size_t prompt = 256, generated = 64;
 auto graph() { return ctf::nn::gpt2<gpt2_small>(ctf::id_input<"input_ids", ctf::batch, ctf::upto<1024>>()); }
 using model_type = decltype(ctf::compile(graph()));
 
-const model_type& model() {
-    static const std::unique_ptr<model_type> m = [] {
-        auto compiled = std::make_unique<model_type>(ctf::compile(graph()));
-        compiled->bind(ctf::reference::random_inputs(compiled->graph(), {1, {prompt}}), {.strict = false});
-        return compiled;
-    }();
-    return *m;
+std::unique_ptr<model_type> bound(ctf::weight_format format) {
+    auto compiled = std::make_unique<model_type>(ctf::compile(graph()));
+    compiled->bind(ctf::reference::random_inputs(compiled->graph(), {1, {prompt}}), {.strict = false, .gemm_weights = format});
+    return compiled;
+}
+
+// The same random weights, the GEMMs' W kept in `format`.
+const model_type& model(ctf::weight_format format = ctf::weight_format::fp32) {
+    static const std::unique_ptr<model_type> fp32 = bound(ctf::weight_format::fp32);
+    if (format == ctf::weight_format::fp32) return *fp32;
+    static const std::unique_ptr<model_type> bf16 = bound(ctf::weight_format::bf16);
+    return *bf16;
 }
 
 ctf::id_tensor ids(std::size_t batch, std::size_t length, unsigned seed) {
@@ -68,16 +74,17 @@ void prefill(benchmark::State& state) {
 }
 
 // Per iteration: the prompt (not timed), then the 64 steps, each the greedy token of the last.
+template <ctf::weight_format format>
 void decode(benchmark::State& state) {
     const std::size_t batch = static_cast<std::size_t>(state.range(0));
     const ctf::run_options options{.threads = 1};
-    auto decoding = model().start_decoding(batch);
+    auto decoding = model(format).start_decoding(batch);
     const ctf::id_tensor tokens = ids(batch, prompt, 2);
     double bytes = 0;
     for (std::size_t t = 0; t < generated; ++t) {
         ctf::extent_values at{batch, {1}};
         at.position = prompt + t;
-        bytes += ctf::decoding_work_of(model().program(), decoding.cache(), at).bytes;
+        bytes += ctf::decoding_work_of(model().program(), decoding.cache(), at, format).bytes;
     }
     double seconds = 0;
     for (auto _ : state) {
@@ -104,6 +111,7 @@ void decode(benchmark::State& state) {
 
 BENCHMARK(read_bandwidth)->Name("peak/read_bandwidth/threads:1")->Iterations(8)->UseRealTime();
 BENCHMARK(prefill)->Name("ctformer/gpt2_small/prefill256")->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime();
-BENCHMARK(decode)->Name("ctformer/gpt2_small/decode64_after256")->ArgName("batch")->Arg(1)->Arg(8)->Iterations(2)->UseRealTime();
+BENCHMARK(decode<ctf::weight_format::fp32>)->Name("ctformer/gpt2_small/decode64_after256")->ArgName("batch")->Arg(1)->Arg(8)->Iterations(2)->UseRealTime();
+BENCHMARK(decode<ctf::weight_format::bf16>)->Name("ctformer/gpt2_small_bf16/decode64_after256")->ArgName("batch")->Arg(1)->Arg(8)->Iterations(2)->UseRealTime();
 
 BENCHMARK_MAIN();

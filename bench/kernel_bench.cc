@@ -18,17 +18,17 @@ namespace kt = ctformer::kernels::HWY_NAMESPACE;
 
 #include "peak.hpp"
 
-template <std::size_t N, std::size_t K, std::size_t m = 1024>
+template <std::size_t N, std::size_t K, std::size_t m = 1024, auto format = ctformer::kernels::weight_format::fp32>
 static void gemm(benchmark::State& state) {
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     std::vector<float> a(m * K), w(N * K), bias(N), c(m * N);
     for (auto* t : {&a, &w, &bias})
         for (float& x : *t) x = uniform(rng);
-    const auto packed = kt::pack_weight<N, K>(w.data(), bias.data());
+    const auto packed = kt::pack_weight(N, K, w.data(), bias.data(), format);
     using epilogue = ctformer::epilogue<true, ctformer::activation::none, false>;
     for (auto _ : state) {
-        kt::gemm<N, K, epilogue>(m, a.data(), packed, c.data(), {bias.data(), nullptr});
+        kt::gemm<epilogue>(m, a.data(), packed, c.data(), {bias.data(), nullptr});
         benchmark::DoNotOptimize(c.data());
     }
     state.counters["GFLOP/s"] = gflops(2.0 * m * N * K);
@@ -38,6 +38,10 @@ BENCHMARK(gemm<2048, 512>)->Name("ctformer/gemm/M1024_N2048_K512/threads:1");
 BENCHMARK(gemm<512, 2048>)->Name("ctformer/gemm/M1024_N512_K2048/threads:1");
 // S1's 20 tokens: few rows per weight, whose 4 MB come from L3 on every call.
 BENCHMARK(gemm<2048, 512, 20>)->Name("ctformer/gemm/M20_N2048_K512/threads:1");
+BENCHMARK(gemm<2048, 512, 1024, ctformer::kernels::weight_format::bf16>)->Name("ctformer/gemm_bf16/M1024_N2048_K512/threads:1");
+// Decoding's GEMV: GPT-2's FFN1 for one token, W (9.4 MB fp32) from memory on every call.
+BENCHMARK(gemm<3072, 768, 1>)->Name("ctformer/gemm/M1_N3072_K768/threads:1");
+BENCHMARK(gemm<3072, 768, 1, ctformer::kernels::weight_format::bf16>)->Name("ctformer/gemm_bf16/M1_N3072_K768/threads:1");
 
 template <std::size_t L, ctformer::causality Causal>
 static void attention(benchmark::State& state) {
@@ -70,12 +74,12 @@ static void unfused_attention(benchmark::State& state) {
     for (auto* t : {&q, &k, &v})
         for (float& x : *t) x = uniform(rng);
     for (auto _ : state) {
-        kt::gemm<L, dk>(L, q.data(), kt::pack_weight<L, dk>(k.data()), scores.data());
+        kt::gemm(L, q.data(), kt::pack_weight(L, dk, k.data()), scores.data());
         for (float& s : scores) s *= 0.125f;
         kt::softmax(L, L, scores.data(), scores.data());
         for (std::size_t j = 0; j < L; ++j)
             for (std::size_t c = 0; c < dk; ++c) v_t[c * L + j] = v[j * dk + c];
-        kt::gemm<dk, L>(L, scores.data(), kt::pack_weight<dk, L>(v_t.data()), out.data());
+        kt::gemm(L, scores.data(), kt::pack_weight(dk, L, v_t.data()), out.data());
         benchmark::DoNotOptimize(out.data());
     }
     state.counters["GFLOP/s"] = gflops(4.0 * L * L * dk);

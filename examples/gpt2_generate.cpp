@@ -1,8 +1,9 @@
 // Greedy generation with GPT-2 small from its checkpoint, by Hugging Face's names (model.safetensors of
 // "gpt2", F32 or BF16 or F16), the prompt given as token ids (GPT-2's tokenizer is not ctformer's):
-//   gpt2_generate model.safetensors 464 2068 7586 21831 --tokens 20
+//   gpt2_generate model.safetensors 464 2068 7586 21831 --tokens 20 [--bf16]
 // The prompt runs once (prefill), then each new token is one decoding step over the KV cache (1024
-// positions), the argmax of its logits.
+// positions), the argmax of its logits. --bf16 keeps the GEMMs' weights in bf16: half the bytes
+// each step reads (a BF16 checkpoint's values exactly).
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
@@ -48,17 +49,20 @@ ctf::tensor_map gpt2_weights(const std::string& path) {
 int main(int argc, char** argv) {
     std::vector<std::int32_t> prompt;
     int count = 20;
+    ctf::weight_format format = ctf::weight_format::fp32;
     for (int i = 2; i < argc; ++i) {
         if (std::string(argv[i]) == "--tokens" && i + 1 < argc) count = std::atoi(argv[++i]);
+        else if (std::string(argv[i]) == "--bf16") format = ctf::weight_format::bf16;
         else prompt.push_back(std::atoi(argv[i]));
     }
     if (argc < 3 || prompt.empty()) {
-        std::cerr << "usage: gpt2_generate model.safetensors ID... [--tokens N]\n";
+        std::cerr << "usage: gpt2_generate model.safetensors ID... [--tokens N] [--bf16]\n";
         return 2;
     }
     try {
         auto model = ctf::compile(ctf::nn::gpt2<small>(ctf::id_input<"input_ids", ctf::batch, ctf::upto<small.positions>>()));
-        model.bind(gpt2_weights(argv[1]), {.strict = false});  // the file may hold lm_head and attn.bias buffers too
+        // The file may hold lm_head and attn.bias buffers too.
+        model.bind(gpt2_weights(argv[1]), {.strict = false, .gemm_weights = format});
         for (std::int32_t token : generate(model, prompt, count)) std::cout << token << ' ';
         std::cout << '\n';
     } catch (const ctf::error& e) {

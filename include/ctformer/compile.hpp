@@ -51,6 +51,7 @@ auto compile(Graph g) {
 }
 
 using runtime::bind_options;
+using kernels::weight_format;
 using runtime::run_options;
 
 }  // namespace ctformer

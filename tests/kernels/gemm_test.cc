@@ -1,10 +1,16 @@
 // The GEMM kernel against the reference evaluator, on every Highway target compiled in, for row
 // counts with and without tails (1, 7, 10, 37, 129) and widths that do not fill whole panels.
 // Tolerance: inputs are uniform in [-1, 1] and weights in ±1/√K, so outputs are O(1); fp32 sums of K
-// products against the double reference stay within 1e-5 + 1e-4·|want|.
+// products against the double reference stay within 1e-5 + 1e-4·|want|. W packed in bf16 is checked
+// against the reference given the same bf16-rounded W.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/gemm_test.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include <hwy/highway.h>
 #include <hwy/tests/hwy_gtest.h>
@@ -36,27 +42,48 @@ auto as_expression(X x, W w, B b, R r) {
     else return activated;
 }
 
+// W rounded to bf16 as the packing rounds it: the bf16 kernel must then agree with the reference to
+// fp32's accuracy, which checks the pair layout and the widening, not only the rounding.
+std::vector<float> as_bf16(std::vector<float> w) {
+    for (float& x : w) x = std::bit_cast<float>(std::uint32_t{k::bfloat16_bits(x)} << 16);
+    return w;
+}
+
 template <std::size_t N, std::size_t K, class Epilogue>
-void check(std::size_t m) {
+void check(std::size_t m, k::weight_format format) {
     auto x = input<"x", batch, int(K)>();
     auto w = weight<"W", int(N), int(K)>();
     auto b = weight<"b", int(N)>();
     auto r = input<"r", batch, int(N)>();
     auto expr = as_expression<Epilogue>(x, w, b, r);
-    const tensor_map in = reference::random_inputs(linear(x, w, b) + r, m);  // every operand
+    tensor_map in = reference::random_inputs(linear(x, w, b) + r, m);  // every operand
+    if (format == k::weight_format::bf16) in.at("W").data = as_bf16(in.at("W").data);
     const auto want = reference::evaluate(expr, in);
 
-    const auto packed = kt::pack_weight<N, K>(in.at("W").data.data(), in.at("b").data.data());
+    const auto packed = kt::pack_weight(N, K, in.at("W").data.data(), in.at("b").data.data(), format);
     std::vector<float> got(m * N, -12345.0f);
-    kt::gemm<N, K, Epilogue>(m, in.at("x").data.data(), packed, got.data(),
-                             {in.at("b").data.data(), in.at("r").data.data()});
+    kt::gemm<Epilogue>(m, in.at("x").data.data(), packed, got.data(), {in.at("b").data.data(), in.at("r").data.data()});
     test::expect_close(got, want, {.atol = 1e-5, .rtol = 1e-4},
-                       "gemm m=" + std::to_string(m) + " N=" + std::to_string(N) + " K=" + std::to_string(K));
+                       std::string("gemm ") + k::format_name(format) + " m=" + std::to_string(m) + " N=" +
+                           std::to_string(N) + " K=" + std::to_string(K));
 }
 
 template <std::size_t N, std::size_t K, class Epilogue>
 void check_rows() {
-    for (std::size_t m : {1, 2, 5, 7, 10, 11, 37, 129}) check<N, K, Epilogue>(m);  // every tail of 4- and 6-row tiles
+    for (k::weight_format format : {k::weight_format::fp32, k::weight_format::bf16})
+        for (std::size_t m : {1, 2, 5, 7, 10, 11, 37, 129}) check<N, K, Epilogue>(m, format);  // every tail of 4- and 6-row tiles
+}
+
+// Rounding to bf16: to the nearest, ties to even, overflow to infinity, NaN kept.
+void TestBfloat16Rounding() {
+    EXPECT_EQ(k::bfloat16_bits(1.0f), 0x3f80);
+    EXPECT_EQ(k::bfloat16_bits(std::bit_cast<float>(0x3f808000u)), 0x3f80);  // a tie, to the even
+    EXPECT_EQ(k::bfloat16_bits(std::bit_cast<float>(0x3f818000u)), 0x3f82);  // a tie, to the even
+    EXPECT_EQ(k::bfloat16_bits(std::bit_cast<float>(0x3f808001u)), 0x3f81);
+    EXPECT_EQ(k::bfloat16_bits(-2.5f), 0xc020);
+    EXPECT_EQ(k::bfloat16_bits(std::numeric_limits<float>::max()), 0x7f80);
+    EXPECT_TRUE(std::isnan(std::bit_cast<float>(std::uint32_t{k::bfloat16_bits(std::numeric_limits<float>::quiet_NaN())} << 16)));
+    EXPECT_TRUE(std::isnan(std::bit_cast<float>(std::uint32_t{k::bfloat16_bits(std::bit_cast<float>(0x7f800001u))} << 16)));
 }
 
 void TestPlainShapes() {
@@ -81,5 +108,6 @@ namespace ctformer::tests {
 HWY_BEFORE_TEST(GemmKernel);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestPlainShapes);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestEpilogues);
+HWY_EXPORT_AND_TEST_P(GemmKernel, TestBfloat16Rounding);
 }  // namespace ctformer::tests
 #endif

@@ -19,8 +19,10 @@
 namespace ctformer {
 
 // The bytes step k reads and writes at the least in a run of `at`: each slot it reads once (of a
-// table it gathers from, the rows it takes), its output, and the weights it packed.
-inline double bytes_moved(const plan::program& p, std::size_t k, const plan::extent_values& at) {
+// table it gathers from, the rows it takes), its output, and the weights it packed: W as bound
+// (`format`), its bias in fp32.
+inline double bytes_moved(const plan::program& p, std::size_t k, const plan::extent_values& at,
+                          kernels::weight_format format = kernels::weight_format::fp32) {
     const plan::step& s = p.steps[k];
     std::vector<plan::slot_id> seen;
     const double written = double(p.slots[s.writes].elements(at));
@@ -31,13 +33,16 @@ inline double bytes_moved(const plan::program& p, std::size_t k, const plan::ext
         const bool gathered = o.role == "table" || o.role == "positions";  // an embedding's rows
         floats += gathered ? std::min(written, double(p.slots[o.slot].elements(at))) : double(p.slots[o.slot].elements(at));
     }
-    for (const plan::packed_use& use : s.packed)
-        for (const std::vector<int>& extents : use.part_extents) floats += double(at.elements(extents));
-    return floats * sizeof(float);
+    double packed = 0;
+    for (std::size_t u = 0; u < s.packed.size(); ++u)
+        for (const std::vector<int>& extents : s.packed[u].part_extents)
+            packed += double(at.elements(extents)) * (u == 0 ? kernels::element_bytes(format) : sizeof(float));
+    return floats * sizeof(float) + packed;
 }
 
 inline std::string profile_table(const plan::program& p, const std::vector<runtime::step_record>& records,
-                                 const plan::extent_values& at, double peak_gflops, std::string_view target) {
+                                 const plan::extent_values& at, double peak_gflops, std::string_view target,
+                                 kernels::weight_format format = kernels::weight_format::fp32) {
     using detail::format_row;
     std::vector<double> seconds(p.steps.size());
     std::vector<std::size_t> runs(p.steps.size());
@@ -48,15 +53,16 @@ inline std::string profile_table(const plan::program& p, const std::vector<runti
         seconds[r.step] += r.seconds;
         ++runs[r.step];
     }
-    std::string text = format_row("== profile (%.*s, %s, FMA peak %.1f GFLOP/s) ==\n", int(target.size()),
-                                  target.data(), p.extents_text(at).c_str(), peak_gflops);
+    std::string text = format_row("== profile (%.*s, %s, FMA peak %.1f GFLOP/s%s) ==\n", int(target.size()),
+                                  target.data(), p.extents_text(at).c_str(), peak_gflops,
+                                  format == kernels::weight_format::bf16 ? ", bf16 GEMM weights" : "");
     text += format_row("%-3s %-32s %-16s %5s %10s %9s %10s %8s %7s\n", "#", "kernel", "shape", "runs", "ms",
                        "GFLOP/s", "MB moved", "GB/s", "% peak");
     double total_seconds = 0, total_flops = 0;
     for (std::size_t k = 0; k < p.steps.size(); ++k) {
         const plan::step& s = p.steps[k];
         const int iterations = s.repeat < 0 ? 1 : p.repeats[s.repeat].count;
-        const double flops = s.flops(at) * iterations, bytes = bytes_moved(p, k, at) * iterations, t = seconds[k];
+        const double flops = s.flops(at) * iterations, bytes = bytes_moved(p, k, at, format) * iterations, t = seconds[k];
         const double gflops = t > 0 ? flops / t / 1e9 : 0;
         total_seconds += t;
         total_flops += flops;

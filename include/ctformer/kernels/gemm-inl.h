@@ -1,9 +1,12 @@
-// Fixed-shape GEMM for linear layers, C[m, N] = A[m, K] · Wᵀ with W [N, K], and a fused epilogue
-// (gemm.hpp). Per-target code: include once per Highway target (foreach_target), or once for the
-// static target. W is packed, once, into panels of kPanelVectors vectors of columns, K-major, so the
-// micro-kernel reads it contiguously; a kRows × kPanelVectors tile of accumulators lives in
-// registers. N need not divide the panel width: the last panel is zero-padded and stored partially.
-// Rows (m, e.g. batch · sequence) are a run-time count.
+// GEMM for linear layers, C[m, N] = A[m, K] · Wᵀ with W [N, K], and a fused epilogue (gemm.hpp).
+// Per-target code: include once per Highway target (foreach_target), or once for the static
+// target. W is packed, once, into panels of kPanelVectors vectors of columns, K-major, in fp32 or
+// bf16, so the micro-kernel reads it contiguously; a kRows × kPanelVectors tile of accumulators
+// lives in registers. N need not divide the panel width: the last panel is zero-padded and stored
+// partially. N and K are the packed weight's: one kernel per epilogue, tile height and format, not
+// per shape (measured on one core, M=1024: as fast as with N and K compile-time constants, within
+// the run-to-run noise of ±15%, and each model compiles fewer copies). Rows (m, e.g. batch ·
+// sequence) are a run-time count.
 
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_KERNELS_GEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -49,33 +52,87 @@ inline constexpr std::size_t kPanelVectors = 3;
 inline constexpr std::size_t kPrefetchSteps = 16;
 
 using float_tag = hn::ScalableTag<float>;
+using V = hn::Vec<float_tag>;
 
 inline std::size_t panel_width() { return kPanelVectors * hn::Lanes(float_tag()); }
 
 using kernels::packed_weight;
 
-// W [N, K] packed for this target (gemm.hpp): panels of panel_width() columns, K-major.
-template <std::size_t N, std::size_t K>
-packed_weight pack_weight(const float* w, const float* bias = nullptr) {
-    const std::size_t width = panel_width();
+// W [N, K] packed for this target in `format` (gemm.hpp): panels of panel_width() columns, K-major.
+inline packed_weight pack_weight(std::size_t n, std::size_t k, const float* w, const float* bias = nullptr,
+                                 weight_format format = weight_format::fp32) {
+    const std::size_t width = panel_width(), panels = (n + width - 1) / width;
     packed_weight packed;
-    packed.n = N;
-    packed.k = K;
+    packed.n = n;
+    packed.k = k;
+    packed.panels = panels;
     packed.width = width;
-    packed.panels = (N + width - 1) / width;
-    packed.panel_data = hwy::AllocateAligned<float>(packed.panels * K * width);
-    packed.bias = hwy::AllocateAligned<float>(packed.panels * width);
-    if (!packed.panel_data || !packed.bias)
-        throw out_of_memory("a packed weight", (packed.panels * K * width + packed.panels * width) * sizeof(float));
-    for (std::size_t p = 0; p < packed.panels; ++p)
-        for (std::size_t k = 0; k < K; ++k)
+    packed.format = format;
+    const auto at = [&](std::size_t p, std::size_t kk, std::size_t j) {
+        const std::size_t column = p * width + j;
+        return column < n && kk < k ? w[column * k + kk] : 0.0f;
+    };
+    const std::size_t rows = format == weight_format::bf16 ? (k + 1) / 2 : k;
+    if (format == weight_format::bf16) packed.pair_data = hwy::AllocateAligned<std::uint32_t>(panels * rows * width);
+    else packed.panel_data = hwy::AllocateAligned<float>(panels * rows * width);
+    packed.bias = hwy::AllocateAligned<float>(panels * width);
+    if ((!packed.panel_data && !packed.pair_data) || !packed.bias)
+        throw out_of_memory("a packed weight", panels * width * (rows * 4 + 4));
+    for (std::size_t p = 0; p < panels; ++p)
+        for (std::size_t r = 0; r < rows; ++r)
             for (std::size_t j = 0; j < width; ++j) {
-                const std::size_t column = p * width + j;
-                packed.panel_data[(p * K + k) * width + j] = column < N ? w[column * K + k] : 0.0f;
+                const std::size_t i = (p * rows + r) * width + j;
+                if (format == weight_format::fp32) packed.panel_data[i] = at(p, r, j);
+                else packed.pair_data[i] = bfloat16_bits(at(p, 2 * r, j)) | std::uint32_t{bfloat16_bits(at(p, 2 * r + 1, j))} << 16;
             }
-    for (std::size_t j = 0; j < packed.panels * width; ++j) packed.bias[j] = bias && j < N ? bias[j] : 0.0f;
+    for (std::size_t j = 0; j < panels * width; ++j) packed.bias[j] = bias && j < n ? bias[j] : 0.0f;
     return packed;
 }
+
+// Panel p of W as the micro-kernel reads it, step k (of parity Odd) at a time: kPanelVectors vectors
+// of fp32, and a prefetch kPrefetchSteps ahead.
+struct fp32_panel {
+    const float* data;
+    std::size_t width;
+    fp32_panel(const packed_weight& w, std::size_t p) : data(&w.panel_data[p * w.k * w.width]), width(w.width) {}
+
+    template <bool Odd>
+    HWY_INLINE void prefetch(std::size_t k) const {
+#pragma GCC unroll 16
+        for (std::size_t v = 0; v < kPanelVectors; ++v) hwy::Prefetch(data + (k + kPrefetchSteps) * width + v * hn::Lanes(float_tag()));
+    }
+    template <bool Odd>
+    HWY_INLINE void load(std::size_t k, V (&b)[kPanelVectors]) const {
+#pragma GCC unroll 16
+        for (std::size_t v = 0; v < kPanelVectors; ++v) b[v] = hn::Load(float_tag(), data + k * width + v * hn::Lanes(float_tag()));
+    }
+};
+
+// bf16 pairs: step k's values are the low (k even) or high (k odd) halves of row k/2, widened to
+// fp32 by a shift or a mask: exact.
+struct bf16_panel {
+    using uint_tag = hn::RebindToUnsigned<float_tag>;
+    const std::uint32_t* data;
+    std::size_t width;
+    bf16_panel(const packed_weight& w, std::size_t p) : data(&w.pair_data[p * ((w.k + 1) / 2) * w.width]), width(w.width) {}
+
+    template <bool Odd>
+    HWY_INLINE void prefetch(std::size_t k) const {
+        if constexpr (!Odd)
+#pragma GCC unroll 16
+            for (std::size_t v = 0; v < kPanelVectors; ++v)
+                hwy::Prefetch(data + (k + kPrefetchSteps) / 2 * width + v * hn::Lanes(uint_tag()));
+    }
+    template <bool Odd>
+    HWY_INLINE void load(std::size_t k, V (&b)[kPanelVectors]) const {
+        const uint_tag du;
+#pragma GCC unroll 16
+        for (std::size_t v = 0; v < kPanelVectors; ++v) {
+            const auto pair = hn::Load(du, data + k / 2 * width + v * hn::Lanes(du));
+            b[v] = hn::BitCast(float_tag(), Odd ? hn::And(pair, hn::Set(du, 0xffff0000u)) : hn::ShiftLeft<16>(pair));
+        }
+    }
+};
 
 // Applies act, then adds the residual, to `count` values of one row, a lane at a time (the last,
 // partial panel).
@@ -89,13 +146,23 @@ void finish_partial(float* out, const float* residual, std::size_t count) {
     }
 }
 
-// C rows [row, row + Rows) × panel p.
-template <std::size_t Rows, std::size_t N, std::size_t K, class Epilogue>
+// acc[r] += a[r · stride] · b, for the tile's rows.
+template <std::size_t Rows>
+HWY_INLINE void multiply_add(const float* a, std::size_t stride, const V (&b)[kPanelVectors], V (&acc)[Rows][kPanelVectors]) {
+#pragma GCC unroll 16
+    for (std::size_t r = 0; r < Rows; ++r) {
+        const V x = hn::Set(float_tag(), a[r * stride]);
+#pragma GCC unroll 16
+        for (std::size_t v = 0; v < kPanelVectors; ++v) acc[r][v] = hn::MulAdd(x, b[v], acc[r][v]);
+    }
+}
+
+// C rows [row, row + Rows) × panel p, W read as Panel.
+template <std::size_t Rows, class Epilogue, class Panel>
 void micro_tile(const float* a, const packed_weight& w, std::size_t row, std::size_t p, float* c,
                 const epilogue_args& args) {
     const float_tag d;
-    const std::size_t lanes = hn::Lanes(d), width = panel_width();
-    using V = hn::Vec<float_tag>;
+    const std::size_t lanes = hn::Lanes(d), width = w.width, N = w.n, K = w.k;
     V acc[Rows][kPanelVectors];
 #pragma GCC unroll 16
     for (std::size_t r = 0; r < Rows; ++r)
@@ -104,19 +171,22 @@ void micro_tile(const float* a, const packed_weight& w, std::size_t row, std::si
             acc[r][v] = Epilogue::bias ? hn::Load(d, &w.bias[p * width + v * lanes]) : hn::Zero(d);
 
     // The tile must stay in registers: the loops over it are unrolled whatever the -O level.
-    const float* panel = &w.panel_data[p * K * width];
-    for (std::size_t k = 0; k < K; ++k) {
+    const Panel panel(w, p);
+    const float* rows = a + row * K;
+    std::size_t k = 0;
+    for (; k + 2 <= K; k += 2) {
         V b[kPanelVectors];
-#pragma GCC unroll 16
-        for (std::size_t v = 0; v < kPanelVectors; ++v) hwy::Prefetch(panel + (k + kPrefetchSteps) * width + v * lanes);
-#pragma GCC unroll 16
-        for (std::size_t v = 0; v < kPanelVectors; ++v) b[v] = hn::Load(d, panel + k * width + v * lanes);
-#pragma GCC unroll 16
-        for (std::size_t r = 0; r < Rows; ++r) {
-            const V x = hn::Set(d, a[(row + r) * K + k]);
-#pragma GCC unroll 16
-            for (std::size_t v = 0; v < kPanelVectors; ++v) acc[r][v] = hn::MulAdd(x, b[v], acc[r][v]);
-        }
+        panel.template prefetch<false>(k);
+        panel.template load<false>(k, b);
+        multiply_add<Rows>(rows + k, K, b, acc);
+        panel.template prefetch<true>(k + 1);
+        panel.template load<true>(k + 1, b);
+        multiply_add<Rows>(rows + k + 1, K, b, acc);
+    }
+    if (k < K) {
+        V b[kPanelVectors];
+        panel.template load<false>(k, b);
+        multiply_add<Rows>(rows + k, K, b, acc);
     }
 
     const std::size_t first = p * width;
@@ -145,19 +215,26 @@ void micro_tile(const float* a, const packed_weight& w, std::size_t row, std::si
 // Rows [row_begin, row_end) × panels [panel_begin, panel_end) of C = epilogue(A · Wᵀ). Rows go in
 // tiles of kRows from row_begin, so a row's arithmetic does not depend on how work is split as long
 // as row_begin is a multiple of kRows: results are the same for any number of threads.
-template <std::size_t N, std::size_t K, class Epilogue = plain>
-void gemm_block(const float* a, const packed_weight& w, float* c, const epilogue_args& args,
-                std::size_t row_begin, std::size_t row_end, std::size_t panel_begin, std::size_t panel_end) {
+template <class Epilogue, class Panel>
+void gemm_panels(const float* a, const packed_weight& w, float* c, const epilogue_args& args,
+                 std::size_t row_begin, std::size_t row_end, std::size_t panel_begin, std::size_t panel_end) {
     for (std::size_t p = panel_begin; p < panel_end; ++p)
-        for_tiles<kRows>(row_begin, row_end, [&]<std::size_t Rows>(std::size_t row) {
-            micro_tile<Rows, N, K, Epilogue>(a, w, row, p, c, args);
+        for_tiles<kRows>(row_begin, row_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
+            micro_tile<Rows, Epilogue, Panel>(a, w, row, p, c, args);
         });
 }
 
+template <class Epilogue = plain>
+void gemm_block(const float* a, const packed_weight& w, float* c, const epilogue_args& args,
+                std::size_t row_begin, std::size_t row_end, std::size_t panel_begin, std::size_t panel_end) {
+    if (w.format == weight_format::bf16) gemm_panels<Epilogue, bf16_panel>(a, w, c, args, row_begin, row_end, panel_begin, panel_end);
+    else gemm_panels<Epilogue, fp32_panel>(a, w, c, args, row_begin, row_end, panel_begin, panel_end);
+}
+
 // C [m, N] = epilogue(A [m, K] · Wᵀ).
-template <std::size_t N, std::size_t K, class Epilogue = plain>
+template <class Epilogue = plain>
 void gemm(std::size_t m, const float* a, const packed_weight& w, float* c, const epilogue_args& args = {}) {
-    gemm_block<N, K, Epilogue>(a, w, c, args, 0, m, 0, w.panels);
+    gemm_block<Epilogue>(a, w, c, args, 0, m, 0, w.panels);
 }
 
 }  // namespace ctformer::kernels::HWY_NAMESPACE

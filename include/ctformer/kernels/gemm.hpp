@@ -6,7 +6,9 @@
 // after the sum is optional (dsl/ops/kinds.hpp: the epilogue).
 #pragma once
 
+#include <bit>
 #include <cstddef>
+#include <cstdint>
 
 #include <hwy/aligned_allocator.h>
 
@@ -24,12 +26,33 @@ struct epilogue_args {
     const std::size_t* residual_row_of = nullptr;
 };
 
-// W [N, K] packed for one target: panel p holds columns p·width .. p·width + width - 1, as K rows of
-// `width` floats (width: the target's micro-tile, pack_weight in gemm-inl.h); the bias padded to
-// whole panels.
+// How a GEMM's W is stored once packed. bf16 keeps the 8 high bits of fp32's exponent and 7 of its
+// mantissa: half the bytes, for steps bound by reading W (decoding); the kernel widens it to fp32
+// (exactly) and accumulates in fp32, so only W's rounding differs from fp32.
+enum class weight_format { fp32, bf16 };
+
+inline const char* format_name(weight_format f) { return f == weight_format::bf16 ? "bf16" : "fp32"; }
+
+// Bytes per element of W stored as f.
+constexpr std::size_t element_bytes(weight_format f) { return f == weight_format::bf16 ? 2 : 4; }
+
+// x rounded to the nearest bfloat16 (ties to even), as its 16 bits; a NaN stays a NaN.
+inline std::uint16_t bfloat16_bits(float x) {
+    const auto bits = std::bit_cast<std::uint32_t>(x);
+    if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);
+    return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
+// W [N, K] packed for one target: panel p holds columns p·width .. p·width + width - 1 (width: the
+// target's micro-tile, pack_weight in gemm-inl.h), K-major. fp32: K rows of `width` floats. bf16:
+// ⌈K/2⌉ rows of `width` 32-bit pairs, the pair of column j holding W[j, k] in its low half and
+// W[j, k + 1] in its high one (zero past K), the order AVX512-BF16 and AMX take. The bias, fp32,
+// is padded to whole panels.
 struct packed_weight {
     std::size_t n = 0, k = 0, panels = 0, width = 0;
-    hwy::AlignedFreeUniquePtr<float[]> panel_data;
+    weight_format format = weight_format::fp32;
+    hwy::AlignedFreeUniquePtr<float[]> panel_data;          // fp32
+    hwy::AlignedFreeUniquePtr<std::uint32_t[]> pair_data;  // bf16
     hwy::AlignedFreeUniquePtr<float[]> bias;
 };
 

@@ -101,8 +101,8 @@ struct step {
     std::size_t (*cache_floats)(std::size_t capacity) = nullptr;  // per sequence
     double (*flops_of)(const extent_values&) = nullptr;
     void (*launch)(const step&, const launch_args&) = nullptr;
-    // Packs W [N, K] (and the bias) for this target, when the step has packed weights.
-    kernels::packed_weight (*pack)(const float* w, const float* bias) = nullptr;
+    // Packs W [N, K] (and the bias) for this target in a format, when the step has packed weights.
+    kernels::packed_weight (*pack)(const float* w, const float* bias, kernels::weight_format format) = nullptr;
     const void* node = nullptr;  // the fused node it computes: its compile-time shapes and parameters
 
     // Floating-point operations for a run of `at`; a packed mixed-length batch's, sequence by sequence.

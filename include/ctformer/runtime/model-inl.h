@@ -118,7 +118,7 @@ public:
         std::string explain(std::size_t tokens = 1) const {
             plan::extent_values at{cache_.batch()};
             at.lengths[length_variable(cache_.stream())] = tokens;
-            return decoding_table(model_->program_, cache_, at, hwy::TargetName(HWY_TARGET));
+            return decoding_table(model_->program_, cache_, at, hwy::TargetName(HWY_TARGET), model_->weights_.gemm_weights());
         }
 
     private:
@@ -195,7 +195,7 @@ public:
     std::string profile(const std::vector<step_record>& records, const extent_values& at, int threads = 1) const {
         static const double one_core = kernels::HWY_NAMESPACE::fma_peak_gflops();
         return ctformer::profile_table(program_, records, at, one_core * thread_count(threads),
-                                       hwy::TargetName(HWY_TARGET));
+                                       hwy::TargetName(HWY_TARGET), weights_.gemm_weights());
     }
 
     // The bytes a run of `at` (a batch of sequences, and lengths) takes besides its inputs and weights.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../host_tensor.hpp"
+#include "../kernels/gemm.hpp"
 
 namespace ctformer::runtime {
 
@@ -14,6 +15,10 @@ struct bind_options {
     // Refuse given tensors the model does not read (its inputs aside), as PyTorch's strict
     // load_state_dict does: a checkpoint of another model, or a name misspelt, fails loudly.
     bool strict = true;
+    // How every GEMM's W is kept (kernels/gemm.hpp): bf16 rounds it to the nearest bfloat16 (a BF16
+    // file's values are kept exactly), half the bytes read per token in decoding; the kernels widen
+    // it to fp32 and accumulate in fp32. Biases, LayerNorm parameters and embeddings stay fp32.
+    kernels::weight_format gemm_weights = kernels::weight_format::fp32;
 };
 
 // One step as it ran: its index in the plan, its repeat's iteration (-1 outside one), its time.

@@ -30,9 +30,10 @@ public:
         std::vector<std::vector<kernels::packed_weight>> packed(p.steps.size());
         for (std::size_t k = 0; k < p.steps.size(); ++k)
             if (!p.steps[k].packed.empty())
-                for (int i = 0; i < iterations(p, p.steps[k].repeat); ++i) packed[k].push_back(pack(p, k, i, given));
+                for (int i = 0; i < iterations(p, p.steps[k].repeat); ++i) packed[k].push_back(pack(p, k, i, given, options.gemm_weights));
         plain_ = std::move(plain);
         packed_ = std::move(packed);
+        format_ = options.gemm_weights;
         bound_ = true;
     }
 
@@ -51,6 +52,7 @@ public:
     }
 
     bool bound() const { return bound_; }
+    kernels::weight_format gemm_weights() const { return format_; }
 
     const float* plain(plan::slot_id s, int iteration) const { return plain_[s][std::max(iteration, 0)].data(); }
     const kernels::packed_weight* packed(std::size_t step, int iteration) const {
@@ -96,7 +98,8 @@ private:
     }
 
     // Step k's W (its parts stacked along the first axis) and bias, for iteration i, packed.
-    static kernels::packed_weight pack(const plan::program& p, std::size_t k, int i, const tensor_map& given) {
+    static kernels::packed_weight pack(const plan::program& p, std::size_t k, int i, const tensor_map& given,
+                                       kernels::weight_format format) {
         const plan::step& s = p.steps[k];
         std::vector<std::vector<float>> joined;
         for (const plan::packed_use& use : s.packed) {
@@ -107,7 +110,7 @@ private:
                 else values.insert(values.end(), t.data.begin(), t.data.end());
             }
         }
-        return s.pack(joined[0].data(), joined.size() > 1 ? joined[1].data() : nullptr);
+        return s.pack(joined[0].data(), joined.size() > 1 ? joined[1].data() : nullptr, format);
     }
 
     // A matrix [rows, cols] appended as [cols, rows].
@@ -119,6 +122,7 @@ private:
 
     std::vector<std::vector<std::vector<float>>> plain_;        // per slot, per iteration
     std::vector<std::vector<kernels::packed_weight>> packed_;  // per step, per iteration
+    kernels::weight_format format_ = kernels::weight_format::fp32;
     bool bound_ = false;
 };
 

@@ -40,7 +40,9 @@ struct gemm_step {
 
     static double flops(const extent_values& at) { return 2.0 * double(elements<shape_of_t<E>>(at)) * k; }
     static std::size_t scratch_bytes() { return 0; }
-    static kernels::packed_weight pack(const float* w, const float* bias) { return kt::pack_weight<n, k>(w, bias); }
+    static kernels::packed_weight pack(const float* w, const float* bias, kernels::weight_format format) {
+        return kt::pack_weight(n, k, w, bias, format);
+    }
 
     // Rows in tiles of whole micro-kernel rows (a row's arithmetic never depends on the split), and,
     // when there are fewer row tiles than work items wanted, W's panels split too.
@@ -69,7 +71,7 @@ struct gemm_step {
             const std::size_t row_end = std::min(rows, row_begin + tiles_per_block * kt::kRows);
             const std::size_t panel_begin = std::min(w.panels, p * panels_per_block);
             const std::size_t panel_end = std::min(w.panels, panel_begin + panels_per_block);
-            kt::gemm_block<n, k, epilogue_of<E>>(a.reads[0], w, a.out, args, row_begin, row_end, panel_begin, panel_end);
+            kt::gemm_block<epilogue_of<E>>(a.reads[0], w, a.out, args, row_begin, row_end, panel_begin, panel_end);
         });
     }
 };
