@@ -45,7 +45,7 @@ auto as_expression(X x, W w, B b, R r) {
 // W rounded to bf16 as the packing rounds it: the bf16 kernel must then agree with the reference to
 // fp32's accuracy, which checks the pair layout and the widening, not only the rounding.
 std::vector<float> as_bf16(std::vector<float> w) {
-    for (float& x : w) x = std::bit_cast<float>(std::uint32_t{k::bfloat16_bits(x)} << 16);
+    for (float& x : w) x = k::bfloat16_to_float(k::bfloat16_bits(x));
     return w;
 }
 
@@ -72,6 +72,14 @@ template <std::size_t N, std::size_t K, class Epilogue>
 void check_rows() {
     for (k::weight_format format : {k::weight_format::fp32, k::weight_format::bf16})
         for (std::size_t m : {1, 2, 5, 7, 10, 11, 37, 129}) check<N, K, Epilogue>(m, format);  // every tail of 4- and 6-row tiles
+}
+
+// K long enough to be cut into blocks on every target, bf16 included (the kernel keeps one block of
+// W's panel in L1: gemm_panels), odd, with every epilogue term, so the bias goes in before the first
+// block and the activation and residual after the last; 400 rows span two row blocks.
+void TestBlocks() {
+    for (k::weight_format format : {k::weight_format::fp32, k::weight_format::bf16})
+        for (std::size_t m : {3, 37, 400}) check<40, 2731, epilogue<true, activation::gelu, true>>(m, format);
 }
 
 // Rounding to bf16: to the nearest, ties to even, overflow to infinity, NaN kept.
@@ -108,6 +116,7 @@ namespace ctformer::tests {
 HWY_BEFORE_TEST(GemmKernel);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestPlainShapes);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestEpilogues);
+HWY_EXPORT_AND_TEST_P(GemmKernel, TestBlocks);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestBfloat16Rounding);
 }  // namespace ctformer::tests
 #endif

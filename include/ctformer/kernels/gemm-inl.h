@@ -2,7 +2,7 @@
 // Per-target code: include once per Highway target (foreach_target), or once for the static
 // target. W is packed, once, into panels of kPanelVectors vectors of columns, K-major, in fp32 or
 // bf16, so the micro-kernel reads it contiguously; a kRows × kPanelVectors tile of accumulators
-// lives in registers. N need not divide the panel width: the last panel is zero-padded and stored
+// lives in registers. A is packed too, per block of rows and K steps (BLIS's order, gemm_panels). N need not divide the panel width: the last panel is zero-padded and stored
 // partially. N and K are the packed weight's: one kernel per epilogue, tile height and format, not
 // per shape (measured on one core, M=1024: as fast as with N and K compile-time constants, within
 // the run-to-run noise of ±15%, and each model compiles fewer copies). Rows (m, e.g. batch ·
@@ -35,8 +35,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // The tile of accumulators fills the vector registers: 16 on AVX2 and narrower (4 × 3 accumulators,
 // 3 of W, one broadcast of A), 32 on AVX-512 (6 × 4, 4, 1). Measured on one core (M=1024, N, K of
 // 512 and 2048): AVX-512 with 6 × 4 reached 150-163 GFLOP/s, 83% of its peak, against 104-141 with
-// 4 × 3; 8 × 3 was in between and 12 × 2 spilled. Cutting K into blocks that keep W's panel slice in
-// L1 was slower on both (A's rows then stream in short strided runs).
+// 4 × 3; 8 × 3 was in between and 12 × 2 spilled. On AVX2 (a 2-core AMD EPYC VM), with A packed,
+// 4 × 3, 6 × 2 and 3 × 4 ran within 5% of each other.
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 inline constexpr std::size_t kRows = 6;          // rows of A per micro-tile
 inline constexpr std::size_t kPanelVectors = 4;  // vectors of columns per micro-tile
@@ -72,7 +72,7 @@ inline packed_weight pack_weight(std::size_t n, std::size_t k, const float* w, c
         const std::size_t column = p * width + j;
         return column < n && kk < k ? w[column * k + kk] : 0.0f;
     };
-    const std::size_t rows = format == weight_format::bf16 ? (k + 1) / 2 : k;
+    const std::size_t rows = packed.rows();
     if (format == weight_format::bf16) packed.pair_data = hwy::AllocateAligned<std::uint32_t>(panels * rows * width);
     else packed.panel_data = hwy::AllocateAligned<float>(panels * rows * width);
     packed.bias = hwy::AllocateAligned<float>(panels * width);
@@ -114,7 +114,7 @@ struct bf16_panel {
     using uint_tag = hn::RebindToUnsigned<float_tag>;
     const std::uint32_t* data;
     std::size_t width;
-    bf16_panel(const packed_weight& w, std::size_t p) : data(&w.pair_data[p * ((w.k + 1) / 2) * w.width]), width(w.width) {}
+    bf16_panel(const packed_weight& w, std::size_t p) : data(&w.pair_data[p * w.rows() * w.width]), width(w.width) {}
 
     template <bool Odd>
     HWY_INLINE void prefetch(std::size_t k) const {
@@ -146,70 +146,122 @@ void finish_partial(float* out, const float* residual, std::size_t count) {
     }
 }
 
-// acc[r] += a[r · stride] · b, for the tile's rows.
+// acc[r] += a[r] · b, for the tile's rows (a: one step of a packed sliver of A).
 template <std::size_t Rows>
-HWY_INLINE void multiply_add(const float* a, std::size_t stride, const V (&b)[kPanelVectors], V (&acc)[Rows][kPanelVectors]) {
+HWY_INLINE void multiply_add(const float* a, const V (&b)[kPanelVectors], V (&acc)[Rows][kPanelVectors]) {
 #pragma GCC unroll 16
     for (std::size_t r = 0; r < Rows; ++r) {
-        const V x = hn::Set(float_tag(), a[r * stride]);
+        const V x = hn::Set(float_tag(), a[r]);
 #pragma GCC unroll 16
         for (std::size_t v = 0; v < kPanelVectors; ++v) acc[r][v] = hn::MulAdd(x, b[v], acc[r][v]);
     }
 }
 
-// C rows [row, row + Rows) × panel p, W read as Panel.
-template <std::size_t Rows, class Epilogue, class Panel>
-void micro_tile(const float* a, const packed_weight& w, std::size_t row, std::size_t p, float* c,
-                const epilogue_args& args) {
+// The tile's accumulators for row r of C: the bias (or zero) before the first K block, else the sum
+// so far, which the previous block left in C.
+template <class Epilogue>
+HWY_INLINE void start_row(const packed_weight& w, std::size_t p, const float* out, std::size_t count, bool first_block,
+                          V (&acc)[kPanelVectors]) {
     const float_tag d;
-    const std::size_t lanes = hn::Lanes(d), width = w.width, N = w.n, K = w.k;
+    const std::size_t lanes = hn::Lanes(d);
+    HWY_ALIGN float tile[kPanelVectors * HWY_LANES(float)];
+    if (!first_block && count < w.width) std::memcpy(tile, out, count * sizeof(float));
+    for (std::size_t v = 0; v < kPanelVectors; ++v)
+        acc[v] = first_block ? (Epilogue::bias ? hn::Load(d, &w.bias[p * w.width + v * lanes]) : hn::Zero(d))
+                 : count < w.width ? hn::Load(d, tile + v * lanes)
+                                   : hn::LoadU(d, out + v * lanes);
+}
+
+// Stores row r's accumulators into C: the sum so far, or, after the last K block, with the epilogue
+// (the activation, then the residual).
+template <class Epilogue>
+HWY_INLINE void finish_row(const V (&acc)[kPanelVectors], float* out, const float* residual, std::size_t count,
+                           bool last_block) {
+    const float_tag d;
+    const std::size_t lanes = hn::Lanes(d);
+    if (count == kPanelVectors * lanes) {
+        for (std::size_t v = 0; v < kPanelVectors; ++v) {
+            V y = acc[v];
+            if (last_block) {
+                y = activate<Epilogue::act>(d, y);
+                if constexpr (Epilogue::residual) y = hn::Add(y, hn::LoadU(d, residual + v * lanes));
+            }
+            hn::StoreU(y, d, out + v * lanes);
+        }
+        return;
+    }
+    HWY_ALIGN float tile[kPanelVectors * HWY_LANES(float)];
+    for (std::size_t v = 0; v < kPanelVectors; ++v) hn::Store(acc[v], d, tile + v * lanes);
+    std::memcpy(out, tile, count * sizeof(float));
+    if (last_block) finish_partial<Epilogue>(out, residual, count);
+}
+
+// Where row i of the epilogue's residual is.
+inline const float* residual_row(const epilogue_args& args, std::size_t i, std::size_t n) {
+    const std::size_t row = args.residual_row_of ? args.residual_row_of[i] : args.residual_rows ? i % args.residual_rows : i;
+    return args.residual + row * n;
+}
+
+// C rows [row, row + Rows) × panel p, over K steps [k_begin, k_end): `a` is those rows' packed sliver,
+// step-major (Rows values a step), W read as Panel.
+template <std::size_t Rows, class Epilogue, class Panel>
+void micro_tile(const float* a, const packed_weight& w, std::size_t row, std::size_t p, std::size_t k_begin,
+                std::size_t k_end, float* c, const epilogue_args& args) {
+    const std::size_t first = p * w.width, count = std::min(w.width, w.n - first);
     V acc[Rows][kPanelVectors];
+    // The tile must stay in registers: the loops over it are unrolled whatever the -O level.
 #pragma GCC unroll 16
     for (std::size_t r = 0; r < Rows; ++r)
-#pragma GCC unroll 16
-        for (std::size_t v = 0; v < kPanelVectors; ++v)
-            acc[r][v] = Epilogue::bias ? hn::Load(d, &w.bias[p * width + v * lanes]) : hn::Zero(d);
+        start_row<Epilogue>(w, p, c + (row + r) * w.n + first, count, k_begin == 0, acc[r]);
 
-    // The tile must stay in registers: the loops over it are unrolled whatever the -O level.
     const Panel panel(w, p);
-    const float* rows = a + row * K;
-    std::size_t k = 0;
-    for (; k + 2 <= K; k += 2) {
+    std::size_t k = k_begin;
+    for (; k + 2 <= k_end; k += 2, a += 2 * Rows) {
         V b[kPanelVectors];
         panel.template prefetch<false>(k);
         panel.template load<false>(k, b);
-        multiply_add<Rows>(rows + k, K, b, acc);
+        multiply_add<Rows>(a, b, acc);
         panel.template prefetch<true>(k + 1);
         panel.template load<true>(k + 1, b);
-        multiply_add<Rows>(rows + k + 1, K, b, acc);
+        multiply_add<Rows>(a + Rows, b, acc);
     }
-    if (k < K) {
+    if (k < k_end) {
         V b[kPanelVectors];
         panel.template load<false>(k, b);
-        multiply_add<Rows>(rows + k, K, b, acc);
+        multiply_add<Rows>(a, b, acc);
     }
 
-    const std::size_t first = p * width;
-    const bool whole = first + width <= N;
+    const bool last_block = k_end == w.k;
+#pragma GCC unroll 16
     for (std::size_t r = 0; r < Rows; ++r) {
-        float* out = c + (row + r) * N + first;
-        const std::size_t residual_row = args.residual_row_of ? args.residual_row_of[row + r]
-                                         : args.residual_rows ? (row + r) % args.residual_rows
-                                                              : row + r;
-        const float* residual = Epilogue::residual ? args.residual + residual_row * N + first : nullptr;
-        if (whole) {
-            for (std::size_t v = 0; v < kPanelVectors; ++v) {
-                V y = activate<Epilogue::act>(d, acc[r][v]);
-                if constexpr (Epilogue::residual) y = hn::Add(y, hn::LoadU(d, residual + v * lanes));
-                hn::StoreU(y, d, out + v * lanes);
-            }
-        } else {
-            HWY_ALIGN float tile[kPanelVectors * HWY_LANES(float)];
-            for (std::size_t v = 0; v < kPanelVectors; ++v) hn::Store(acc[r][v], d, tile + v * lanes);
-            std::memcpy(out, tile, (N - first) * sizeof(float));
-            finish_partial<Epilogue>(out, residual, N - first);
-        }
+        const float* residual = Epilogue::residual ? residual_row(args, row + r, w.n) + first : nullptr;
+        finish_row<Epilogue>(acc[r], c + (row + r) * w.n + first, residual, count, last_block);
     }
+}
+
+// A's rows [row_begin, row_end) × steps [k_begin, k_end), copied into `sliver` tile by tile (kRows
+// rows, or what is left), each tile step-major: the micro-kernel then reads A contiguously.
+inline void pack_rows(const float* a, std::size_t k, std::size_t row_begin, std::size_t row_end, std::size_t k_begin,
+                      std::size_t k_end, float* sliver) {
+    for (std::size_t row = row_begin; row < row_end; row += kRows) {
+        const std::size_t rows = std::min(kRows, row_end - row);
+        for (std::size_t kk = k_begin; kk < k_end; ++kk)
+            for (std::size_t r = 0; r < rows; ++r) *sliver++ = a[(row + r) * k + kk];
+    }
+}
+
+// BLIS's blocking: K in blocks whose slice of one panel of W fills kSliceBytes (a part of L1, where
+// it stays while every row tile of the block reads it), rows in blocks whose packed A fills
+// kSliverFloats (L2), and for each block, every panel. A block of one row tile takes K whole: nothing
+// reuses its slice. Reading A in place instead, strided, one float from each of kRows rows a step,
+// had made K blocks slower than none. Measured on one AVX2 core (M=1024, N and K of 512 to 3072):
+// 31-37 GFLOP/s against 20-22 unblocked with A read in place; slices of 8 to 64 KB within 10%.
+inline constexpr std::size_t kSliceBytes = 16384;
+inline constexpr std::size_t kSliverFloats = 16384;
+
+inline std::size_t block_depth(const packed_weight& w, std::size_t rows) {
+    if (rows <= kRows) return std::min(w.k, kSliverFloats / kRows / 2 * 2);  // even: bf16 pairs
+    return std::min(w.k, std::max<std::size_t>(16, kSliceBytes / (w.width * element_bytes(w.format)) / 2 * 2));
 }
 
 // Rows [row_begin, row_end) × panels [panel_begin, panel_end) of C = epilogue(A · Wᵀ). Rows go in
@@ -218,10 +270,21 @@ void micro_tile(const float* a, const packed_weight& w, std::size_t row, std::si
 template <class Epilogue, class Panel>
 void gemm_panels(const float* a, const packed_weight& w, float* c, const epilogue_args& args,
                  std::size_t row_begin, std::size_t row_end, std::size_t panel_begin, std::size_t panel_end) {
-    for (std::size_t p = panel_begin; p < panel_end; ++p)
-        for_tiles<kRows>(row_begin, row_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
-            micro_tile<Rows, Epilogue, Panel>(a, w, row, p, c, args);
-        });
+    HWY_ALIGN float sliver[kSliverFloats];
+    const std::size_t depth = block_depth(w, row_end - row_begin);
+    const std::size_t block_rows = std::max(kRows, kSliverFloats / depth / kRows * kRows);
+    for (std::size_t block = row_begin; block < row_end; block += block_rows) {
+        const std::size_t block_end = std::min(row_end, block + block_rows);
+        for (std::size_t k_begin = 0; k_begin < w.k; k_begin += depth) {
+            const std::size_t k_end = std::min(w.k, k_begin + depth);
+            pack_rows(a, w.k, block, block_end, k_begin, k_end, sliver);
+            for (std::size_t p = panel_begin; p < panel_end; ++p)
+                for_tiles<kRows>(block, block_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
+                    micro_tile<Rows, Epilogue, Panel>(sliver + (row - block) * (k_end - k_begin), w, row, p, k_begin,
+                                                      k_end, c, args);
+                });
+        }
+    }
 }
 
 template <class Epilogue = plain>

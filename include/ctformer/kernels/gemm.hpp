@@ -6,13 +6,13 @@
 // after the sum is optional (dsl/ops/kinds.hpp: the epilogue).
 #pragma once
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 
 #include <hwy/aligned_allocator.h>
 
 #include "../dsl/ops/kinds.hpp"
+#include "bfloat16.hpp"
 
 namespace ctformer::kernels {
 
@@ -36,13 +36,6 @@ inline const char* format_name(weight_format f) { return f == weight_format::bf1
 // Bytes per element of W stored as f.
 constexpr std::size_t element_bytes(weight_format f) { return f == weight_format::bf16 ? 2 : 4; }
 
-// x rounded to the nearest bfloat16 (ties to even), as its 16 bits; a NaN stays a NaN.
-inline std::uint16_t bfloat16_bits(float x) {
-    const auto bits = std::bit_cast<std::uint32_t>(x);
-    if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);
-    return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
-}
-
 // W [N, K] packed for one target: panel p holds columns p·width .. p·width + width - 1 (width: the
 // target's micro-tile, pack_weight in gemm-inl.h), K-major. fp32: K rows of `width` floats. bf16:
 // ⌈K/2⌉ rows of `width` 32-bit pairs, the pair of column j holding W[j, k] in its low half and
@@ -54,6 +47,9 @@ struct packed_weight {
     hwy::AlignedFreeUniquePtr<float[]> panel_data;          // fp32
     hwy::AlignedFreeUniquePtr<std::uint32_t[]> pair_data;  // bf16
     hwy::AlignedFreeUniquePtr<float[]> bias;
+
+    // Rows of `width` elements in a panel: K steps, or ⌈K/2⌉ pairs of them.
+    std::size_t rows() const { return format == weight_format::bf16 ? (k + 1) / 2 : k; }
 };
 
 }  // namespace ctformer::kernels

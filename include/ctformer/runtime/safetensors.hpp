@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../host_tensor.hpp"
+#include "../kernels/bfloat16.hpp"
 #include "mapped_file.hpp"
 
 namespace ctformer {
@@ -65,9 +66,6 @@ inline float half_to_float(std::uint16_t h) {
                                               : sign | ((exponent + 112) << 23) | (mantissa << 13);
     return std::bit_cast<float>(bits);
 }
-
-// bfloat16 is the upper half of a float.
-inline float bfloat16_to_float(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
 }  // namespace detail
 
 class safetensors_file {
@@ -98,7 +96,7 @@ public:
             for (std::size_t i = 0; i < t.size(); ++i) {
                 std::uint16_t bits = 0;
                 std::memcpy(&bits, from + 2 * i, 2);
-                t[i] = e.dtype == "F16" ? detail::half_to_float(bits) : detail::bfloat16_to_float(bits);
+                t[i] = e.dtype == "F16" ? detail::half_to_float(bits) : kernels::bfloat16_to_float(bits);
             }
         } else if (e.dtype == "F64") {
             fail(stored_name, "dtype F64 is refused: ctformer computes in fp32; convert the file to F32 "
