@@ -53,9 +53,11 @@ inline std::string profile_table(const plan::program& p, const std::vector<runti
         seconds[r.step] += r.seconds;
         ++runs[r.step];
     }
+    const std::string weights_note =
+        format == kernels::weight_format::fp32 ? "" : std::string(", ") + kernels::format_name(format) + " GEMM weights";
     std::string text = format_row("== profile (%.*s, %s, FMA peak %.1f GFLOP/s%s) ==\n", int(target.size()),
                                   target.data(), p.extents_text(at).c_str(), peak_gflops,
-                                  format == kernels::weight_format::fp32 ? "" : (std::string(", ") + kernels::format_name(format) + " GEMM weights").c_str());
+                                  weights_note.c_str());
     text += format_row("%-3s %-32s %-16s %5s %10s %9s %10s %8s %7s\n", "#", "kernel", "shape", "runs", "ms",
                        "GFLOP/s", "MB moved", "GB/s", "% peak");
     double total_seconds = 0, total_flops = 0;

@@ -2,11 +2,12 @@
 // Per-target code: include once per Highway target (foreach_target), or once for the static
 // target. W is packed, once, into panels of kPanelVectors vectors of columns, K-major, in fp32 or
 // bf16, so the micro-kernel reads it contiguously; a kRows × kPanelVectors tile of accumulators
-// lives in registers. A is packed too, per block of rows and K steps (BLIS's order, gemm_panels). N need not divide the panel width: the last panel is zero-padded and stored
-// partially. N and K are the packed weight's: one kernel per epilogue, tile height and format, not
-// per shape (measured on one core, M=1024: as fast as with N and K compile-time constants, within
-// the run-to-run noise of ±15%, and each model compiles fewer copies). Rows (m, e.g. batch ·
-// sequence) are a run-time count.
+// lives in registers; A is packed too, per block of rows and K steps (BLIS's order: gemm_panels).
+// N need not divide the panel width: the last panel is zero-padded and stored partially. N and K
+// are the packed weight's: one kernel per epilogue, tile height and format, not per shape (measured
+// on one core, M=1024: as fast as with N and K compile-time constants, within the run-to-run noise
+// of ±15%, and each model compiles fewer copies). Rows (m, e.g. batch · sequence) are a run-time
+// count.
 
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_KERNELS_GEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
