@@ -95,7 +95,7 @@ inline packed_weight pack_weight(std::size_t n, std::size_t k, const float* w, c
 struct fp32_panel {
     const float* data;
     std::size_t width;
-    fp32_panel(const packed_weight& w, std::size_t p) : data(&w.panel_data[p * w.k * w.width]), width(w.width) {}
+    fp32_panel(const packed_weight& w, std::size_t p) : data(&w.panel_data[p * w.rows() * w.width]), width(w.width) {}
 
     template <bool Odd>
     HWY_INLINE void prefetch(std::size_t k) const {
@@ -166,11 +166,12 @@ HWY_INLINE void start_row(const packed_weight& w, std::size_t p, const float* ou
     const float_tag d;
     const std::size_t lanes = hn::Lanes(d);
     HWY_ALIGN float tile[kPanelVectors * HWY_LANES(float)];
-    if (!first_block && count < w.width) std::memcpy(tile, out, count * sizeof(float));
+    const bool partial = count < panel_width();
+    if (!first_block && partial) std::memcpy(tile, out, count * sizeof(float));
     for (std::size_t v = 0; v < kPanelVectors; ++v)
         acc[v] = first_block ? (Epilogue::bias ? hn::Load(d, &w.bias[p * w.width + v * lanes]) : hn::Zero(d))
-                 : count < w.width ? hn::Load(d, tile + v * lanes)
-                                   : hn::LoadU(d, out + v * lanes);
+                 : partial   ? hn::Load(d, tile + v * lanes)
+                             : hn::LoadU(d, out + v * lanes);
 }
 
 // Stores row r's accumulators into C: the sum so far, or, after the last K block, with the epilogue
@@ -180,7 +181,7 @@ HWY_INLINE void finish_row(const V (&acc)[kPanelVectors], float* out, const floa
                            bool last_block) {
     const float_tag d;
     const std::size_t lanes = hn::Lanes(d);
-    if (count == kPanelVectors * lanes) {
+    if (count == panel_width()) {
         for (std::size_t v = 0; v < kPanelVectors; ++v) {
             V y = acc[v];
             if (last_block) {
@@ -235,7 +236,7 @@ void micro_tile(const float* a, const packed_weight& w, std::size_t row, std::si
     const bool last_block = k_end == w.k;
 #pragma GCC unroll 16
     for (std::size_t r = 0; r < Rows; ++r) {
-        const float* residual = Epilogue::residual ? residual_row(args, row + r, w.n) + first : nullptr;
+        const float* residual = Epilogue::residual && last_block ? residual_row(args, row + r, w.n) + first : nullptr;
         finish_row<Epilogue>(acc[r], c + (row + r) * w.n + first, residual, count, last_block);
     }
 }
