@@ -1,8 +1,9 @@
 // The oneDNN peer (Debian's libdnnl, 2.x, OpenMP threads), written the way a competent user would:
-// matmul primitives with bias and post-ops (relu; the residual as a binary add), the attention as
-// batched matmuls over strided views of the packed Q|K|V (scale as an output scale, the causal mask
-// as a binary add), a softmax primitive, and layer_normalization primitives. Primitives are made
-// once; a run only executes them.
+// matmul primitives with the weights in the layout each chose (format_tag::any, reordered once),
+// bias and post-ops (relu; the residual as a binary add), the attention as batched matmuls over
+// strided views of the packed Q|K|V (scale as an output scale, the causal mask as a binary add), a
+// softmax primitive, and layer_normalization primitives. Primitives are made once; a run only
+// executes them.
 #include <oneapi/dnnl/dnnl.hpp>
 #include <omp.h>
 
@@ -73,20 +74,30 @@ private:
         const memory* residual = nullptr;
     };
 
-    // out = in·Wᵀ + b (then relu, or + residual), W [n, k] row-major: a "ba" weights layout.
+    // out = in·Wᵀ + b (then relu, or + residual). W [n, k] row-major (a "ba" layout of [k, n]) is
+    // reordered, once, into the layout the matmul chose for it (format_tag::any: blocked for its
+    // micro-kernel on AVX-512), as oneDNN's guide for inference says.
     void linear(const memory& in, const memory& out, memory::dim n, unsigned seed, epilogue e) {
         const memory::dim k = in.get_desc().dims()[1];
-        memory weights({{k, n}, f32, tag::ba}, engine_);
+        memory plain({{k, n}, f32, tag::ba}, engine_);
         const auto wv = bench::random_values(std::size_t(n * k), 1.0f / std::sqrt(float(k)), seed);
-        std::copy(wv.begin(), wv.end(), static_cast<float*>(weights.get_data_handle()));
+        std::copy(wv.begin(), wv.end(), static_cast<float*>(plain.get_data_handle()));
         memory bias = buffer({1, n}, bench::random_values(std::size_t(n), 0.1f, seed + 1));
         dnnl::post_ops ops;
         if (e.relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
         if (e.residual) ops.append_binary(dnnl::algorithm::binary_add, e.residual->get_desc());
         dnnl::primitive_attr attr;
         attr.set_post_ops(ops);
-        const dnnl::matmul::primitive_desc pd(
-            dnnl::matmul::desc(in.get_desc(), weights.get_desc(), bias.get_desc(), out.get_desc()), attr, engine_);
+        const memory::desc any({k, n}, f32, tag::any);
+        const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(in.get_desc(), any, bias.get_desc(), out.get_desc()),
+                                              attr, engine_);
+        memory weights = plain;
+        if (pd.weights_desc() != plain.get_desc()) {
+            weights = memory(pd.weights_desc(), engine_);
+            dnnl::stream s(engine_);
+            dnnl::reorder(plain, weights).execute(s, plain, weights);
+            s.wait();
+        }
         step st{dnnl::matmul(pd), {{DNNL_ARG_SRC, in}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_BIAS, bias}, {DNNL_ARG_DST, out}}};
         if (e.residual) st.args.insert({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, *e.residual});
         steps_.push_back(std::move(st));
