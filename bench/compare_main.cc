@@ -1,15 +1,22 @@
-// The comparison binary: the one-core FMA peak of the Highway target ctformer's cases run on is
-// measured here; the cases register themselves from the files linked in: ctformer_workload.cc (once
-// per workload), eigen_peer.cc and onednn_peer.cc. bench/run.sh runs it.
+// The comparison binary: the FMA peak (of one core, and of each thread count) of the Highway target
+// ctformer's cases run on is measured here; the cases register themselves from the files linked in:
+// ctformer_workload.cc (once per workload), eigen_peer.cc and onednn_peer.cc. bench/run.sh runs it.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "compare_main.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
 #include "peak-inl.h"
+#include "workloads.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace bench::HWY_NAMESPACE {
-void register_peak() { benchmark::RegisterBenchmark("peak/fma/threads:1", fma_peak); }
+void register_peak() {
+    benchmark::RegisterBenchmark("peak/fma/threads:1", fma_peak);
+    for (int threads : thread_counts())
+        if (threads > 1)
+            benchmark::RegisterBenchmark(("peak/fma/threads:" + std::to_string(threads)).c_str(), fma_peak_of, threads)
+                ->UseRealTime();
+}
 }  // namespace bench::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

@@ -2,18 +2,21 @@
 # The comparison of issue 6 in one command: builds compare_bench (ctformer, and Eigen and oneDNN
 # where installed), runs it and the PyTorch peer (where python3-torch is installed), and prints the
 # table; the same rows go to build-bench/compare.csv and build-bench/compare-table.json.
-#   bench/run.sh [--avx2] [--benchmark_filter=REGEX]     e.g. --benchmark_filter='/S2/'
+#   bench/run.sh [--avx2] [--readme] [--benchmark_filter=REGEX]     e.g. --benchmark_filter='/S2/'
 # Each runs on the widest vectors this CPU has (ctformer and oneDNN choose at run time, PyTorch's
 # OpenBLAS by its core type; Eigen is compiled for CTFORMER_ARCH_FLAGS). --avx2 holds every one to
-# AVX2, as on an AVX2-only machine.
+# AVX2, as on an AVX2-only machine. --readme also puts the table into README.md, in the block of the
+# best target or of --avx2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-filter=.
+filter=. block=best readme=()
+command="bench/run.sh $*"
 for arg in "$@"; do
     case $arg in
         --benchmark_filter=*) filter=${arg#--benchmark_filter=} ;;
-        --avx2) export CTFORMER_BENCH_TARGET=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 ;;
-        *) echo "usage: bench/run.sh [--avx2] [--benchmark_filter=REGEX]" >&2; exit 2 ;;
+        --readme) readme=(--readme README.md) ;;
+        --avx2) block=avx2; export CTFORMER_BENCH_TARGET=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 ;;
+        *) echo "usage: bench/run.sh [--avx2] [--readme] [--benchmark_filter=REGEX]" >&2; exit 2 ;;
     esac
 done
 
@@ -26,4 +29,5 @@ if /usr/bin/python3 -c "import torch" 2>/dev/null; then
     /usr/bin/python3 bench/pytorch_peer.py --filter "$filter" > build-bench/pytorch.json
     inputs+=(build-bench/pytorch.json)
 fi
-/usr/bin/python3 bench/report.py "${inputs[@]}" --csv build-bench/compare.csv --json build-bench/compare-table.json
+/usr/bin/python3 bench/report.py "${inputs[@]}" --csv build-bench/compare.csv --json build-bench/compare-table.json \
+    "${readme[@]}" --block "$block" --command "$command"
