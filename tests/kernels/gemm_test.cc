@@ -74,9 +74,9 @@ void check_rows() {
         for (std::size_t m : {1, 2, 5, 7, 10, 11, 37, 129}) check<N, K, Epilogue>(m, format);  // every tail of 4- and 6-row tiles
 }
 
-// K long enough to be cut into blocks on every target, bf16 included (the kernel keeps one block of
-// W's panel in L1: gemm_panels), odd, with every epilogue term, so the bias goes in before the first
-// block and the activation and residual after the last; 400 rows span two row blocks.
+// K long enough to be cut into blocks (of kBlockSteps, gemm_panels) on every target, odd, with
+// every epilogue term, so the bias goes in before the first block and the activation and residual
+// after the last; 400 rows span several row blocks.
 void TestBlocks() {
     for (k::weight_format format : {k::weight_format::fp32, k::weight_format::bf16})
         for (std::size_t m : {3, 37, 400}) check<40, 2731, epilogue<true, activation::gelu, true>>(m, format);

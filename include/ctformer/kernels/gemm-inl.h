@@ -46,10 +46,13 @@ inline constexpr std::size_t kRows = 4;
 inline constexpr std::size_t kPanelVectors = 3;
 #endif
 
-// W's panel is prefetched this many k steps ahead of the loads: with few rows of A (decoding, a batch
-// of single tokens) a step is a few FMAs per cache line of W, and the hardware prefetcher alone
-// left the stream short of the bandwidth. Measured on one core, GPT-2 small decoding a batch of 8:
-// the step's GEMMs 30% faster at 16 steps ahead, 25% at 64; a batch of 1 within the noise.
+// With at most kStreamRows rows of A (decoding, a batch of single tokens) a step is a few FMAs per
+// cache line of W, which streams from memory, and the hardware prefetcher alone left the stream
+// short of the bandwidth: W's panel is prefetched kPrefetchSteps k steps ahead of the loads.
+// Measured on one core, GPT-2 small decoding a batch of 8: the step's GEMMs 30% faster at 16 steps
+// ahead, 25% at 64; a batch of 1 within the noise. With more rows the prefetches only take load
+// slots: M=1024 on AVX2 (a Zen4 core) ran 10% slower with them.
+inline constexpr std::size_t kStreamRows = 8;
 inline constexpr std::size_t kPrefetchSteps = 16;
 
 using float_tag = hn::ScalableTag<float>;
@@ -205,10 +208,10 @@ inline const float* residual_row(const epilogue_args& args, std::size_t i, std::
 }
 
 // C rows [row, row + Rows) × panel p, over K steps [k_begin, k_end): `a` is those rows' packed sliver,
-// step-major (Rows values a step), W read as Panel.
+// step-major (Rows values a step), W read as Panel, and prefetched if `stream`.
 template <std::size_t Rows, class Epilogue, class Panel>
 void micro_tile(const float* a, const packed_weight& w, std::size_t row, std::size_t p, std::size_t k_begin,
-                std::size_t k_end, float* c, const epilogue_args& args) {
+                std::size_t k_end, bool stream, float* c, const epilogue_args& args) {
     const std::size_t first = p * w.width, count = std::min(w.width, w.n - first);
     V acc[Rows][kPanelVectors];
     // The tile must stay in registers: the loops over it are unrolled whatever the -O level.
@@ -220,10 +223,10 @@ void micro_tile(const float* a, const packed_weight& w, std::size_t row, std::si
     std::size_t k = k_begin;
     for (; k + 2 <= k_end; k += 2, a += 2 * Rows) {
         V b[kPanelVectors];
-        panel.template prefetch<false>(k);
+        if (stream) panel.template prefetch<false>(k);
         panel.template load<false>(k, b);
         multiply_add<Rows>(a, b, acc);
-        panel.template prefetch<true>(k + 1);
+        if (stream) panel.template prefetch<true>(k + 1);
         panel.template load<true>(k + 1, b);
         multiply_add<Rows>(a + Rows, b, acc);
     }
@@ -252,18 +255,19 @@ inline void pack_rows(const float* a, std::size_t k, std::size_t row_begin, std:
     }
 }
 
-// BLIS's blocking: K in blocks whose slice of one panel of W fills kSliceBytes (a part of L1, where
-// it stays while every row tile of the block reads it), rows in blocks whose packed A fills
-// kSliverFloats (L2), and for each block, every panel. A block of one row tile takes K whole: nothing
-// reuses its slice. Reading A in place instead, strided, one float from each of kRows rows a step,
-// had made K blocks slower than none. Measured on one AVX2 core (M=1024, N and K of 512 to 3072):
-// 31-37 GFLOP/s against 20-22 unblocked with A read in place; slices of 8 to 64 KB within 10%.
-inline constexpr std::size_t kSliceBytes = 16384;
+// BLIS's blocking: K in blocks of kBlockSteps steps, rows in blocks whose packed A fills
+// kSliverFloats (L2), and for each block, every panel. A row tile reads its block's slice of one
+// panel of W from L2 (48 KB on AVX2, 128 KB on AVX-512), and reads and writes its tile of C once a
+// block. A block of one row tile takes K whole: nothing reuses its slice. Reading A in place
+// instead, strided, one float from each of kRows rows a step, had made K blocks slower than none.
+// Measured on one Zen4 core (M=1024, N and K of 512 and 2048): AVX-512 at 92-106 GFLOP/s, 80-90%
+// of its peak, with blocks of 512 steps, against 77 with blocks of 64 (a 16 KB slice, kept in L1,
+// whose C traffic cost more than L1 saved); AVX2 70-90 with either, within the run-to-run noise.
+inline constexpr std::size_t kBlockSteps = 512;  // even: bf16 pairs
 inline constexpr std::size_t kSliverFloats = 16384;
 
 inline std::size_t block_depth(const packed_weight& w, std::size_t rows) {
-    if (rows <= kRows) return std::min(w.k, kSliverFloats / kRows / 2 * 2);  // even: bf16 pairs
-    return std::min(w.k, std::max<std::size_t>(16, kSliceBytes / (w.width * element_bytes(w.format)) / 2 * 2));
+    return std::min(w.k, rows <= kRows ? kSliverFloats / kRows / 2 * 2 : kBlockSteps);
 }
 
 // Rows [row_begin, row_end) × panels [panel_begin, panel_end) of C = epilogue(A · Wᵀ). Rows go in
@@ -274,6 +278,7 @@ void gemm_panels(const float* a, const packed_weight& w, float* c, const epilogu
                  std::size_t row_begin, std::size_t row_end, std::size_t panel_begin, std::size_t panel_end) {
     HWY_ALIGN float sliver[kSliverFloats];
     const std::size_t depth = block_depth(w, row_end - row_begin);
+    const bool stream = row_end - row_begin <= kStreamRows;
     const std::size_t block_rows = std::max(kRows, kSliverFloats / depth / kRows * kRows);
     for (std::size_t block = row_begin; block < row_end; block += block_rows) {
         const std::size_t block_end = std::min(row_end, block + block_rows);
@@ -283,7 +288,7 @@ void gemm_panels(const float* a, const packed_weight& w, float* c, const epilogu
             for (std::size_t p = panel_begin; p < panel_end; ++p)
                 for_tiles<kRows>(block, block_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
                     micro_tile<Rows, Epilogue, Panel>(sliver + (row - block) * (k_end - k_begin), w, row, p, k_begin,
-                                                      k_end, c, args);
+                                                      k_end, stream, c, args);
                 });
         }
     }
