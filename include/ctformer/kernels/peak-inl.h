@@ -1,6 +1,6 @@
-// The FP32 FMA peak of one core on this target: independent FMA chains in its widest vectors, the most
-// a core issues. The profile's "% of peak" (inspect/profile.hpp) and the benchmarks'
-// peak/fma case measure this same loop.
+// The FP32 FMA peak of one core on this target: independent FMA chains in its widest vectors, the
+// most a core issues. The profile's "% of peak" (inspect/profile.hpp) and the benchmarks' peak/fma
+// case measure this same loop.
 
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_KERNELS_PEAK_INL_H_) == defined(HWY_TARGET_TOGGLE)
