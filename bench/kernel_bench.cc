@@ -36,6 +36,10 @@ static void gemm(benchmark::State& state) {
 BENCHMARK(gemm<512, 512>)->Name("ctformer/gemm/M1024_N512_K512/threads:1");
 BENCHMARK(gemm<2048, 512>)->Name("ctformer/gemm/M1024_N2048_K512/threads:1");
 BENCHMARK(gemm<512, 2048>)->Name("ctformer/gemm/M1024_N512_K2048/threads:1");
+// S3's (BERT-base, 512 tokens): the Q/K/V projection, FFN1 and FFN2.
+BENCHMARK(gemm<2304, 768, 512>)->Name("ctformer/gemm/M512_N2304_K768/threads:1");
+BENCHMARK(gemm<3072, 768, 512>)->Name("ctformer/gemm/M512_N3072_K768/threads:1");
+BENCHMARK(gemm<768, 3072, 512>)->Name("ctformer/gemm/M512_N768_K3072/threads:1");
 // S1's 20 tokens: few rows per weight, whose 4 MB come from L3 on every call.
 BENCHMARK(gemm<2048, 512, 20>)->Name("ctformer/gemm/M20_N2048_K512/threads:1");
 BENCHMARK(gemm<2048, 512, 1024, ctformer::kernels::weight_format::bf16>)->Name("ctformer/gemm_bf16/M1024_N2048_K512/threads:1");
