@@ -273,15 +273,24 @@ inline void pack_rows(const float* a, std::size_t k, std::size_t row_begin, std:
 }
 
 // BLIS's blocking: K in blocks of kBlockSteps steps, rows in blocks whose packed A fills
-// kSliverFloats (L2), and for each block, every panel. A row tile reads its block's slice of one
-// panel of W from L2 (48 KB on AVX2, 128 KB on AVX-512), and reads and writes its tile of C once a
-// block. A block of one row tile takes K whole: nothing reuses its slice. Reading A in place
+// kSliverFloats (256 KB, in L2), and for each block, every panel. A row tile reads its block's slice
+// of one panel of W from L2 (48 KB on AVX2, 128 KB on AVX-512), and reads and writes its tile of C
+// once a block. A block of one row tile takes K whole: nothing reuses its slice. Reading A in place
 // instead, strided, one float from each of kRows rows a step, had made K blocks slower than none.
 // Measured on one Zen4 core (M=1024, N and K of 512 and 2048): AVX-512 at 92-106 GFLOP/s, 80-90%
 // of its peak, with blocks of 512 steps, against 77 with blocks of 64 (a 16 KB slice, kept in L1,
-// whose C traffic cost more than L1 saved); AVX2 70-90 with either, within the run-to-run noise.
+// whose C traffic cost more than L1 saved). Blocks of 128 rows rather than 32 read W from L3 4
+// times less often: BERT-base's GEMMs (512 rows, N and K of 768 to 3072) on AVX2 went from 63-80 to
+// 77-96 GFLOP/s; 512 KB was no better.
 inline constexpr std::size_t kBlockSteps = 512;  // even: bf16 pairs
-inline constexpr std::size_t kSliverFloats = 16384;
+inline constexpr std::size_t kSliverFloats = 65536;
+
+// This thread's buffer for a packed block of A, allocated on its first GEMM.
+inline float* sliver_buffer() {
+    thread_local const auto sliver = hwy::AllocateAligned<float>(kSliverFloats);
+    if (!sliver) throw out_of_memory("a GEMM's packed rows", kSliverFloats * sizeof(float));
+    return sliver.get();
+}
 
 inline std::size_t block_depth(const packed_weight& w, std::size_t rows) {
     return std::min(w.k, rows <= kRows ? kSliverFloats / kRows / 2 * 2 : kBlockSteps);
@@ -293,7 +302,7 @@ inline std::size_t block_depth(const packed_weight& w, std::size_t rows) {
 template <class Epilogue, class Panel>
 void gemm_panels(const float* a, const packed_weight& w, float* c, const epilogue_args& args,
                  std::size_t row_begin, std::size_t row_end, std::size_t panel_begin, std::size_t panel_end) {
-    HWY_ALIGN float sliver[kSliverFloats];
+    float* const sliver = sliver_buffer();
     const std::size_t depth = block_depth(w, row_end - row_begin);
     const bool stream = row_end - row_begin <= kStreamRows;
     const std::size_t block_rows = std::max(kRows, kSliverFloats / depth / kRows * kRows);
