@@ -2,8 +2,9 @@
 // holds the keys transposed, in blocks of kKeyBlock keys, each block Kᵀ [Dk, kKeyBlock] contiguous
 // (each key a column: a query's scores are a sum of Dk rows, vector FMAs along the keys, nothing
 // transposed per step, and a block is one sequential read), then V [capacity, Dv padded]; a query
-// reads each cached key and value once, a matrix-vector product, memory-bound. Queries t = 0..n-1 of a run are at
-// positions past + t and see keys [0, past + t + 1), their own included.
+// reads each cached key and value once, a matrix-vector product, memory-bound: it prefetches
+// kPrefetchBytes ahead, as the GEMMs do with a few rows (prefetch.hpp). Queries t = 0..n-1 of a
+// run are at positions past + t and see keys [0, past + t + 1), their own included.
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_KERNELS_CACHED_ATTENTION_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef CTFORMER_KERNELS_CACHED_ATTENTION_INL_H_
@@ -16,10 +17,12 @@
 #include <cstddef>
 #include <limits>
 
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include "attention.hpp"
 #include "exp-inl.h"
+#include "prefetch.hpp"
 #include "strided.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -53,6 +56,14 @@ struct cached_head {
     float* values;
 };
 
+// Prefetches the cache lines of [p, p + floats) kPrefetchBytes ahead, those before `end`: the cache
+// is read once, in order, from memory.
+HWY_INLINE void prefetch_ahead(const float* p, std::size_t floats, const float* end) {
+    constexpr std::size_t ahead = kPrefetchBytes / sizeof(float), line = 64 / sizeof(float);
+    for (std::size_t f = 0; f < floats; f += line)
+        if (static_cast<std::size_t>(end - p) > ahead + f) hwy::Prefetch(p + ahead + f);
+}
+
 // scores[0, keys) = scale · q·k_j for the cached keys, four vectors of keys per pass (four
 // independent FMA chains, within one block: kKeyBlock is a multiple of four vectors on every
 // target); keys past `visible` -inf. `scores` holds the cache's stride.
@@ -61,11 +72,13 @@ void cached_scores(const float* q, const cached_head<Dk, Dv>& c, std::size_t vis
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d), step = 4 * lanes;
     const auto barred = hn::Set(d, -std::numeric_limits<float>::infinity());
+    const float* const end = c.keys_t + (visible + kKeyBlock - 1) / kKeyBlock * Dk * kKeyBlock;  // the blocks read
     for (std::size_t j = 0; j < visible; j += step) {
         auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
         const float* keys = c.keys_at(j);  // four vectors never cross a block
         for (std::size_t e = 0; e < Dk; ++e) {
             const float* k = keys + e * kKeyBlock;
+            prefetch_ahead(k, step, end);
             const auto x = hn::Set(d, q[e]);
             a0 = hn::MulAdd(x, hn::LoadU(d, k), a0);
             a1 = hn::MulAdd(x, hn::LoadU(d, k + lanes), a1);
@@ -110,6 +123,7 @@ void weighted_values(const float* p, float sum, const cached_head<Dk, Dv>& c, st
     for (std::size_t j = 0; j < visible; ++j) {
         const auto weight = hn::Set(d, p[j]);
         const float* v = c.values + j * width;
+        prefetch_ahead(v, width, c.values + visible * width);
         for (std::size_t u = 0; u < vectors; ++u) acc[u] = hn::MulAdd(weight, hn::LoadU(d, v + u * lanes), acc[u]);
     }
     HWY_ALIGN float row[width];

@@ -27,6 +27,7 @@
 #include "../exceptions.hpp"
 #include "activation-inl.h"
 #include "gemm.hpp"
+#include "prefetch.hpp"
 #include "tiles.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -48,12 +49,10 @@ inline constexpr std::size_t kPanelVectors = 3;
 
 // With at most kStreamRows rows of A (decoding, a batch of single tokens) a step is a few FMAs per
 // cache line of W, which streams from memory, and the hardware prefetcher alone left the stream
-// short of the bandwidth: W's panel is prefetched kPrefetchSteps k steps ahead of the loads.
-// Measured on one core, GPT-2 small decoding a batch of 8: the step's GEMMs 30% faster at 16 steps
-// ahead, 25% at 64; a batch of 1 within the noise. With more rows the prefetches only take load
-// slots: M=1024 on AVX2 (a Zen4 core) ran 10% slower with them.
+// short of the bandwidth: W's panel is prefetched kPrefetchBytes ahead of the loads (prefetch.hpp).
+// With more rows the prefetches only take load slots: M=1024 on AVX2 (a Zen4 core) ran 10% slower
+// with them.
 inline constexpr std::size_t kStreamRows = 8;
-inline constexpr std::size_t kPrefetchSteps = 16;
 
 using float_tag = hn::ScalableTag<float>;
 using V = hn::Vec<float_tag>;
@@ -104,7 +103,7 @@ HWY_INLINE V in_register(V v) {
 }
 
 // Panel p of W as the micro-kernel reads it, step k (of parity Odd) at a time: kPanelVectors vectors
-// of fp32, and a prefetch kPrefetchSteps ahead.
+// of fp32, and a prefetch kPrefetchBytes ahead.
 struct fp32_panel {
     // k steps per iteration of the micro-kernel's loop. With 2, GCC moved accumulators between
     // registers from one step to the next and, on AVX2, spilled them.
@@ -116,7 +115,8 @@ struct fp32_panel {
     template <bool Odd>
     HWY_INLINE void prefetch(std::size_t k) const {
 #pragma GCC unroll 16
-        for (std::size_t v = 0; v < kPanelVectors; ++v) hwy::Prefetch(data + (k + kPrefetchSteps) * width + v * hn::Lanes(float_tag()));
+        for (std::size_t v = 0; v < kPanelVectors; ++v)
+            hwy::Prefetch(data + k * width + kPrefetchBytes / sizeof(float) + v * hn::Lanes(float_tag()));
     }
     template <bool Odd>
     HWY_INLINE void load(std::size_t k, V (&b)[kPanelVectors]) const {
@@ -142,7 +142,7 @@ struct bf16_panel {
         if constexpr (!Odd)
 #pragma GCC unroll 16
             for (std::size_t v = 0; v < kPanelVectors; ++v)
-                hwy::Prefetch(data + (k + kPrefetchSteps) / 2 * width + v * hn::Lanes(uint_tag()));
+                hwy::Prefetch(data + k / 2 * width + kPrefetchBytes / sizeof(std::uint32_t) + v * hn::Lanes(uint_tag()));
     }
     template <bool Odd>
     HWY_INLINE void load(std::size_t k, V (&b)[kPanelVectors]) const {
