@@ -296,6 +296,27 @@ inline std::size_t block_depth(const packed_weight& w, std::size_t rows) {
     return std::min(w.k, rows <= kRows ? kSliverFloats / kRows / 2 * 2 : kBlockSteps);
 }
 
+// With at most kStreamRows rows (decoding), W streams from memory once, in order: panel by panel,
+// each panel's K in chunks of kStreamChunk steps (16 KB of W or less: in L1) that every row tile
+// reads in turn, the first from memory, prefetching, the others from L1. (Blocks of K across
+// every panel instead had W re-read from L2 by the second tile of a batch of 8, with no prefetch
+// running meanwhile, and the stream jumping from panel to panel.) A is packed whole.
+inline constexpr std::size_t kStreamChunk = 64;  // even: bf16 pairs
+
+template <class Epilogue, class Panel>
+void stream_panels(const float* a, const packed_weight& w, float* c, const epilogue_args& args, std::size_t row_begin,
+                   std::size_t row_end, std::size_t panel_begin, std::size_t panel_end, float* sliver) {
+    pack_rows(a, w.k, row_begin, row_end, 0, w.k, sliver);
+    for (std::size_t p = panel_begin; p < panel_end; ++p)
+        for (std::size_t k_begin = 0; k_begin < w.k; k_begin += kStreamChunk) {
+            const std::size_t k_end = std::min(w.k, k_begin + kStreamChunk);
+            for_tiles<kRows>(row_begin, row_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
+                micro_tile<Rows, Epilogue, Panel>(sliver + (row - row_begin) * w.k + k_begin * Rows, w, row, p, k_begin,
+                                                  k_end, row == row_begin, c, args);
+            });
+        }
+}
+
 // Rows [row_begin, row_end) × panels [panel_begin, panel_end) of C = epilogue(A · Wᵀ). Rows go in
 // tiles of kRows from row_begin, so a row's arithmetic does not depend on how work is split as long
 // as row_begin is a multiple of kRows: results are the same for any number of threads.
@@ -303,8 +324,9 @@ template <class Epilogue, class Panel>
 void gemm_panels(const float* a, const packed_weight& w, float* c, const epilogue_args& args,
                  std::size_t row_begin, std::size_t row_end, std::size_t panel_begin, std::size_t panel_end) {
     float* const sliver = sliver_buffer();
+    if (row_end - row_begin <= kStreamRows && (row_end - row_begin) * w.k <= kSliverFloats)
+        return stream_panels<Epilogue, Panel>(a, w, c, args, row_begin, row_end, panel_begin, panel_end, sliver);
     const std::size_t depth = block_depth(w, row_end - row_begin);
-    const bool stream = row_end - row_begin <= kStreamRows;
     const std::size_t block_rows = std::max(kRows, kSliverFloats / depth / kRows * kRows);
     for (std::size_t block = row_begin; block < row_end; block += block_rows) {
         const std::size_t block_end = std::min(row_end, block + block_rows);
@@ -314,7 +336,7 @@ void gemm_panels(const float* a, const packed_weight& w, float* c, const epilogu
             for (std::size_t p = panel_begin; p < panel_end; ++p)
                 for_tiles<kRows>(block, block_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
                     micro_tile<Rows, Epilogue, Panel>(sliver + (row - block) * (k_end - k_begin), w, row, p, k_begin,
-                                                      k_end, stream, c, args);
+                                                      k_end, false, c, args);
                 });
         }
     }
