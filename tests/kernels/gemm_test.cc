@@ -1,5 +1,5 @@
 // The GEMM kernel against the reference evaluator, on every Highway target compiled in, for row
-// counts with and without tails (1, 7, 10, 37, 129) and widths that do not fill whole panels.
+// counts with and without tails (1, 7, 8, 10, 37, 129) and widths that do not fill whole panels.
 // Tolerance: inputs are uniform in [-1, 1] and weights in ±1/√K, so outputs are O(1); fp32 sums of K
 // products against the double reference stay within 1e-5 + 1e-4·|want|. W packed in bf16 is checked
 // against the reference given the same bf16-rounded W.
@@ -71,7 +71,8 @@ void check(std::size_t m, k::weight_format format) {
 template <std::size_t N, std::size_t K, class Epilogue>
 void check_rows() {
     for (k::weight_format format : {k::weight_format::fp32, k::weight_format::bf16})
-        for (std::size_t m : {1, 2, 5, 7, 10, 11, 37, 129}) check<N, K, Epilogue>(m, format);  // every tail of 4- and 6-row tiles
+        // Every tail of 4- and 6-row tiles; 7 and 8 rows stream as one tile of 8 (padded), slice by slice.
+        for (std::size_t m : {1, 2, 5, 7, 8, 10, 11, 37, 129}) check<N, K, Epilogue>(m, format);
 }
 
 // K long enough to be cut into blocks (of kBlockSteps, gemm_panels) on every target, odd, with

@@ -54,6 +54,20 @@ inline constexpr std::size_t kPanelVectors = 3;
 // with them.
 inline constexpr std::size_t kStreamRows = 8;
 
+// With more rows than a tile holds (up to kStreamRows), one tile of all of them reads each chunk of
+// a panel in slices of kSliceVectors vectors, and each slice prefetches its share of the stream, in
+// order. With a second tile of the leftover rows instead, which read W from L1 while nothing
+// streamed, GPT-2 small's GEMMs at batch 8 took 31 ms a step against 22.5 at batch 6 (AVX-512, one
+// Zen 4 core); with the slices, its decoding step went from 41-43 ms to 37-40 (AVX2: 49-58 to
+// 48-49), and with each slice prefetching its own columns instead, a strided stream, to 61. The
+// slice's tile holds kStreamRows × kSliceVectors accumulators.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+inline constexpr std::size_t kSliceVectors = 2;
+#else
+inline constexpr std::size_t kSliceVectors = 1;
+#endif
+static_assert(kPanelVectors % kSliceVectors == 0);
+
 using float_tag = hn::ScalableTag<float>;
 using V = hn::Vec<float_tag>;
 
@@ -102,8 +116,8 @@ HWY_INLINE V in_register(V v) {
     return v;
 }
 
-// Panel p of W as the micro-kernel reads it, step k (of parity Odd) at a time: kPanelVectors vectors
-// of fp32, and a prefetch kPrefetchBytes ahead.
+// Panel p of W as the micro-kernel reads it, step k (of parity Odd) at a time: Vectors vectors of
+// fp32 from vector `first` of the panel.
 struct fp32_panel {
     // k steps per iteration of the micro-kernel's loop. With 2, GCC moved accumulators between
     // registers from one step to the next and, on AVX2, spilled them.
@@ -112,17 +126,12 @@ struct fp32_panel {
     std::size_t width;
     fp32_panel(const packed_weight& w, std::size_t p) : data(&w.panel_data[p * w.rows() * w.width]), width(w.width) {}
 
-    template <bool Odd>
-    HWY_INLINE void prefetch(std::size_t k) const {
+    const char* at(std::size_t k) const { return reinterpret_cast<const char*>(data + k * width); }
+    template <bool Odd, std::size_t Vectors>
+    HWY_INLINE void load(std::size_t k, std::size_t first, V (&b)[Vectors]) const {
 #pragma GCC unroll 16
-        for (std::size_t v = 0; v < kPanelVectors; ++v)
-            hwy::Prefetch(data + k * width + kPrefetchBytes / sizeof(float) + v * hn::Lanes(float_tag()));
-    }
-    template <bool Odd>
-    HWY_INLINE void load(std::size_t k, V (&b)[kPanelVectors]) const {
-#pragma GCC unroll 16
-        for (std::size_t v = 0; v < kPanelVectors; ++v)
-            b[v] = in_register(hn::Load(float_tag(), data + k * width + v * hn::Lanes(float_tag())));
+        for (std::size_t v = 0; v < Vectors; ++v)
+            b[v] = in_register(hn::Load(float_tag(), data + k * width + (first + v) * hn::Lanes(float_tag())));
     }
 };
 
@@ -137,19 +146,13 @@ struct bf16_panel {
     std::size_t width;
     bf16_panel(const packed_weight& w, std::size_t p) : data(&w.pair_data[p * w.rows() * w.width]), width(w.width) {}
 
-    template <bool Odd>
-    HWY_INLINE void prefetch(std::size_t k) const {
-        if constexpr (!Odd)
-#pragma GCC unroll 16
-            for (std::size_t v = 0; v < kPanelVectors; ++v)
-                hwy::Prefetch(data + k / 2 * width + kPrefetchBytes / sizeof(std::uint32_t) + v * hn::Lanes(uint_tag()));
-    }
-    template <bool Odd>
-    HWY_INLINE void load(std::size_t k, V (&b)[kPanelVectors]) const {
+    const char* at(std::size_t k) const { return reinterpret_cast<const char*>(data + k / 2 * width); }
+    template <bool Odd, std::size_t Vectors>
+    HWY_INLINE void load(std::size_t k, std::size_t first, V (&b)[Vectors]) const {
         const uint_tag du;
 #pragma GCC unroll 16
-        for (std::size_t v = 0; v < kPanelVectors; ++v) {
-            const auto pair = hn::Load(du, data + k / 2 * width + v * hn::Lanes(du));
+        for (std::size_t v = 0; v < Vectors; ++v) {
+            const auto pair = hn::Load(du, data + k / 2 * width + (first + v) * hn::Lanes(du));
             b[v] = hn::BitCast(float_tag(), hn::ShiftLeft<16>(Odd ? hn::ShiftRight<16>(pair) : pair));
         }
     }
@@ -168,50 +171,58 @@ void finish_partial(float* out, const float* residual, std::size_t count) {
 }
 
 // acc[r] += a[r] · b, for the tile's rows (a: one step of a packed sliver of A).
-template <std::size_t Rows>
-HWY_INLINE void multiply_add(const float* a, const V (&b)[kPanelVectors], V (&acc)[Rows][kPanelVectors]) {
+template <std::size_t Rows, std::size_t Vectors>
+HWY_INLINE void multiply_add(const float* a, const V (&b)[Vectors], V (&acc)[Rows][Vectors]) {
 #pragma GCC unroll 16
     for (std::size_t r = 0; r < Rows; ++r) {
         const V x = hn::Set(float_tag(), a[r]);
 #pragma GCC unroll 16
-        for (std::size_t v = 0; v < kPanelVectors; ++v) acc[r][v] = hn::MulAdd(x, b[v], acc[r][v]);
+        for (std::size_t v = 0; v < Vectors; ++v) acc[r][v] = hn::MulAdd(x, b[v], acc[r][v]);
     }
 }
 
-// Step k (of parity Odd) of the tile: W's vectors, prefetched if `stream`, times a's Rows values.
-template <bool Odd, std::size_t Rows, class Panel>
-HWY_INLINE void k_step(const Panel& panel, std::size_t k, const float* a, bool stream, V (&acc)[Rows][kPanelVectors]) {
-    V b[kPanelVectors];
-    if (stream) panel.template prefetch<Odd>(k);
-    panel.template load<Odd>(k, b);
-    multiply_add<Rows>(a, b, acc);
+// A vector of a panel as loaded (fp32, or a pair of bf16 steps): the stream's bytes a tile of Vectors
+// prefetches every Panel::kSteps steps are Vectors of them.
+inline std::size_t vector_bytes() { return hn::Lanes(float_tag()) * sizeof(float); }
+
+// Step k (of parity Odd) of the tile: its share of the stream prefetched from `ahead` (none if null),
+// then W's vectors from `first` times a's Rows values.
+template <bool Odd, std::size_t Rows, std::size_t Vectors, class Panel>
+HWY_INLINE void k_step(const Panel& panel, std::size_t k, std::size_t first, const float* a, const char* ahead,
+                       V (&acc)[Rows][Vectors]) {
+    if (ahead)
+#pragma GCC unroll 16
+        for (std::size_t v = 0; v < Vectors; ++v) hwy::Prefetch(ahead + v * vector_bytes());
+    V b[Vectors];
+    panel.template load<Odd, Vectors>(k, first, b);
+    multiply_add<Rows, Vectors>(a, b, acc);
 }
 
-// The tile's accumulators for row r of C: the bias (or zero) before the first K block, else the sum
-// so far, which the previous block left in C.
-template <class Epilogue>
-HWY_INLINE void start_row(const packed_weight& w, std::size_t p, const float* out, std::size_t count, bool first_block,
-                          V (&acc)[kPanelVectors]) {
+// The tile's accumulators for a row of C's `count` columns from `column`: the bias (or zero) before
+// the first K block, else the sum so far, which the previous block left in C.
+template <class Epilogue, std::size_t Vectors>
+HWY_INLINE void start_row(const packed_weight& w, std::size_t column, const float* out, std::size_t count,
+                          bool first_block, V (&acc)[Vectors]) {
     const float_tag d;
     const std::size_t lanes = hn::Lanes(d);
-    HWY_ALIGN float tile[kPanelVectors * HWY_LANES(float)];
-    const bool partial = count < panel_width();
+    HWY_ALIGN float tile[Vectors * HWY_LANES(float)];
+    const bool partial = count < Vectors * lanes;
     if (!first_block && partial) std::memcpy(tile, out, count * sizeof(float));
-    for (std::size_t v = 0; v < kPanelVectors; ++v)
-        acc[v] = first_block ? (Epilogue::bias ? hn::Load(d, &w.bias[p * w.width + v * lanes]) : hn::Zero(d))
+    for (std::size_t v = 0; v < Vectors; ++v)
+        acc[v] = first_block ? (Epilogue::bias ? hn::Load(d, &w.bias[column + v * lanes]) : hn::Zero(d))
                  : partial   ? hn::Load(d, tile + v * lanes)
                              : hn::LoadU(d, out + v * lanes);
 }
 
-// Stores row r's accumulators into C: the sum so far, or, after the last K block, with the epilogue
+// Stores a row's accumulators into C: the sum so far, or, after the last K block, with the epilogue
 // (the activation, then the residual).
-template <class Epilogue>
-HWY_INLINE void finish_row(const V (&acc)[kPanelVectors], float* out, const float* residual, std::size_t count,
+template <class Epilogue, std::size_t Vectors>
+HWY_INLINE void finish_row(const V (&acc)[Vectors], float* out, const float* residual, std::size_t count,
                            bool last_block) {
     const float_tag d;
     const std::size_t lanes = hn::Lanes(d);
-    if (count == panel_width()) {
-        for (std::size_t v = 0; v < kPanelVectors; ++v) {
+    if (count == Vectors * lanes) {
+        for (std::size_t v = 0; v < Vectors; ++v) {
             V y = acc[v];
             if (last_block) {
                 y = activate<Epilogue::act>(d, y);
@@ -221,8 +232,8 @@ HWY_INLINE void finish_row(const V (&acc)[kPanelVectors], float* out, const floa
         }
         return;
     }
-    HWY_ALIGN float tile[kPanelVectors * HWY_LANES(float)];
-    for (std::size_t v = 0; v < kPanelVectors; ++v) hn::Store(acc[v], d, tile + v * lanes);
+    HWY_ALIGN float tile[Vectors * HWY_LANES(float)];
+    for (std::size_t v = 0; v < Vectors; ++v) hn::Store(acc[v], d, tile + v * lanes);
     std::memcpy(out, tile, count * sizeof(float));
     if (last_block) finish_partial<Epilogue>(out, residual, count);
 }
@@ -233,42 +244,58 @@ inline const float* residual_row(const epilogue_args& args, std::size_t i, std::
     return args.residual + row * n;
 }
 
-// C rows [row, row + Rows) × panel p, over K steps [k_begin, k_end): `a` is those rows' packed sliver,
-// step-major (Rows values a step), W read as Panel, and prefetched if `stream`.
-template <std::size_t Rows, class Epilogue, class Panel>
-void micro_tile(const float* a, const packed_weight& w, std::size_t row, std::size_t p, std::size_t k_begin,
-                std::size_t k_end, bool stream, float* c, const epilogue_args& args) {
-    const std::size_t first = p * w.width, count = std::min(w.width, w.n - first);
-    V acc[Rows][kPanelVectors];
+// Where a micro-tile is in C: rows [row, row + rows) of its Rows (rows < Rows: a padded tile whose
+// last rows of A are zeros and are not stored), and the columns of panel p's vectors from `first`.
+struct tile_place {
+    std::size_t row, rows, panel, first;
+};
+
+// C's tile at `at`, over K steps [k_begin, k_end): `a` is its rows' packed sliver, step-major (Rows
+// values a step), W read as Panel, Vectors vectors of it; from `ahead` on (if not null), its share of
+// W's stream is prefetched, Vectors vectors every Panel::kSteps steps.
+template <std::size_t Rows, std::size_t Vectors, class Epilogue, class Panel>
+void micro_tile(const float* a, const packed_weight& w, tile_place at, std::size_t k_begin, std::size_t k_end,
+                const char* ahead, float* c, const epilogue_args& args) {
+    const std::size_t first = at.panel * w.width + at.first * hn::Lanes(float_tag());
+    if (first >= w.n) return;  // a slice of the last panel's padding
+    const std::size_t count = std::min(Vectors * hn::Lanes(float_tag()), w.n - first);
+    V acc[Rows][Vectors];
     // The tile must stay in registers: the loops over it are unrolled whatever the -O level.
 #pragma GCC unroll 16
     for (std::size_t r = 0; r < Rows; ++r)
-        start_row<Epilogue>(w, p, c + (row + r) * w.n + first, count, k_begin == 0, acc[r]);
+        start_row<Epilogue>(w, first, c + (at.row + std::min(r, at.rows - 1)) * w.n + first, count, k_begin == 0, acc[r]);
 
-    const Panel panel(w, p);
+    const Panel panel(w, at.panel);
     std::size_t k = k_begin;
+    const auto ahead_of = [&](std::size_t step) {
+        return ahead ? ahead + (step - k_begin) / Panel::kSteps * Vectors * vector_bytes() : nullptr;
+    };
     for (; k + Panel::kSteps <= k_end; k += Panel::kSteps, a += Panel::kSteps * Rows) {
-        k_step<false>(panel, k, a, stream, acc);
-        if constexpr (Panel::kSteps == 2) k_step<true>(panel, k + 1, a + Rows, stream, acc);
+        k_step<false>(panel, k, at.first, a, ahead_of(k), acc);
+        if constexpr (Panel::kSteps == 2) k_step<true>(panel, k + 1, at.first, a + Rows, nullptr, acc);
     }
-    if (k < k_end) k_step<false>(panel, k, a, stream, acc);
+    if (k < k_end) k_step<false>(panel, k, at.first, a, ahead_of(k), acc);
 
     const bool last_block = k_end == w.k;
 #pragma GCC unroll 16
     for (std::size_t r = 0; r < Rows; ++r) {
-        const float* residual = Epilogue::residual && last_block ? residual_row(args, row + r, w.n) + first : nullptr;
-        finish_row<Epilogue>(acc[r], c + (row + r) * w.n + first, residual, count, last_block);
+        if (r >= at.rows) break;
+        const float* residual = Epilogue::residual && last_block ? residual_row(args, at.row + r, w.n) + first : nullptr;
+        finish_row<Epilogue>(acc[r], c + (at.row + r) * w.n + first, residual, count, last_block);
     }
 }
 
-// A's rows [row_begin, row_end) × steps [k_begin, k_end), copied into `sliver` tile by tile (kRows
-// rows, or what is left), each tile step-major: the micro-kernel then reads A contiguously.
+// A's rows [row_begin, row_end) × steps [k_begin, k_end), copied into `sliver` tile by tile (`height`
+// rows, or what is left, or with `pad` zeros for the rest), each tile step-major: the micro-kernel
+// then reads A contiguously.
 inline void pack_rows(const float* a, std::size_t k, std::size_t row_begin, std::size_t row_end, std::size_t k_begin,
-                      std::size_t k_end, float* sliver) {
-    for (std::size_t row = row_begin; row < row_end; row += kRows) {
-        const std::size_t rows = std::min(kRows, row_end - row);
-        for (std::size_t kk = k_begin; kk < k_end; ++kk)
+                      std::size_t k_end, float* sliver, std::size_t height = kRows, bool pad = false) {
+    for (std::size_t row = row_begin; row < row_end; row += height) {
+        const std::size_t rows = std::min(height, row_end - row);
+        for (std::size_t kk = k_begin; kk < k_end; ++kk) {
             for (std::size_t r = 0; r < rows; ++r) *sliver++ = a[(row + r) * k + kk];
+            if (pad) sliver = std::fill_n(sliver, height - rows, 0.0f);
+        }
     }
 }
 
@@ -297,22 +324,34 @@ inline std::size_t block_depth(const packed_weight& w, std::size_t rows) {
 }
 
 // With at most kStreamRows rows (decoding), W streams from memory once, in order: panel by panel,
-// each panel's K in chunks of kStreamChunk steps (16 KB of W or less: in L1) that every row tile
-// reads in turn, the first from memory, prefetching, the others from L1. (Blocks of K across
-// every panel instead had W re-read from L2 by the second tile of a batch of 8, with no prefetch
-// running meanwhile, and the stream jumping from panel to panel.) A is packed whole.
+// each panel's K in chunks of kStreamChunk steps (16 KB of W or less: in L1). Up to kRows rows are
+// one tile of the whole panel; more are one padded tile of kStreamRows, slice by slice. (Blocks of
+// K across every panel instead had W re-read from L2 by a second tile, with no prefetch running
+// meanwhile, and the stream jumping from panel to panel.) A is packed whole.
 inline constexpr std::size_t kStreamChunk = 64;  // even: bf16 pairs
 
 template <class Epilogue, class Panel>
 void stream_panels(const float* a, const packed_weight& w, float* c, const epilogue_args& args, std::size_t row_begin,
                    std::size_t row_end, std::size_t panel_begin, std::size_t panel_end, float* sliver) {
-    pack_rows(a, w.k, row_begin, row_end, 0, w.k, sliver);
+    const std::size_t rows = row_end - row_begin;
+    if (rows > kRows) pack_rows(a, w.k, row_begin, row_end, 0, w.k, sliver, kStreamRows, true);
+    else pack_rows(a, w.k, row_begin, row_end, 0, w.k, sliver);
     for (std::size_t p = panel_begin; p < panel_end; ++p)
         for (std::size_t k_begin = 0; k_begin < w.k; k_begin += kStreamChunk) {
             const std::size_t k_end = std::min(w.k, k_begin + kStreamChunk);
+            // The chunk's bytes, prefetched kPrefetchBytes ahead, in order whatever the slices.
+            const char* const ahead = Panel(w, p).at(k_begin) + kPrefetchBytes;
+            if (rows > kRows) {
+                const std::size_t share = (k_end - k_begin) / Panel::kSteps * kSliceVectors * vector_bytes();
+                for (std::size_t first = 0; first < kPanelVectors; first += kSliceVectors)
+                    micro_tile<kStreamRows, kSliceVectors, Epilogue, Panel>(
+                        sliver + k_begin * kStreamRows, w, {row_begin, rows, p, first}, k_begin, k_end,
+                        ahead + first / kSliceVectors * share, c, args);
+                continue;
+            }
             for_tiles<kRows>(row_begin, row_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
-                micro_tile<Rows, Epilogue, Panel>(sliver + (row - row_begin) * w.k + k_begin * Rows, w, row, p, k_begin,
-                                                  k_end, row == row_begin, c, args);
+                micro_tile<Rows, kPanelVectors, Epilogue, Panel>(sliver + k_begin * Rows, w, {row, Rows, p, 0}, k_begin,
+                                                                 k_end, ahead, c, args);
             });
         }
 }
@@ -324,7 +363,7 @@ template <class Epilogue, class Panel>
 void gemm_panels(const float* a, const packed_weight& w, float* c, const epilogue_args& args,
                  std::size_t row_begin, std::size_t row_end, std::size_t panel_begin, std::size_t panel_end) {
     float* const sliver = sliver_buffer();
-    if (row_end - row_begin <= kStreamRows && (row_end - row_begin) * w.k <= kSliverFloats)
+    if (row_end - row_begin <= kStreamRows && kStreamRows * w.k <= kSliverFloats)
         return stream_panels<Epilogue, Panel>(a, w, c, args, row_begin, row_end, panel_begin, panel_end, sliver);
     const std::size_t depth = block_depth(w, row_end - row_begin);
     const std::size_t block_rows = std::max(kRows, kSliverFloats / depth / kRows * kRows);
@@ -335,8 +374,8 @@ void gemm_panels(const float* a, const packed_weight& w, float* c, const epilogu
             pack_rows(a, w.k, block, block_end, k_begin, k_end, sliver);
             for (std::size_t p = panel_begin; p < panel_end; ++p)
                 for_tiles<kRows>(block, block_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
-                    micro_tile<Rows, Epilogue, Panel>(sliver + (row - block) * (k_end - k_begin), w, row, p, k_begin,
-                                                      k_end, false, c, args);
+                    micro_tile<Rows, kPanelVectors, Epilogue, Panel>(sliver + (row - block) * (k_end - k_begin), w,
+                                                                     {row, Rows, p, 0}, k_begin, k_end, nullptr, c, args);
                 });
         }
     }
