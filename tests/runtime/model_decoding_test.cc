@@ -2,11 +2,15 @@
 // in: a prompt, then one token at a time and a few at once, each run's rows equal to the full
 // causal forward's at the same positions, for a GPT-2 (learned positions, tied head) and for a
 // PyTorch decoder over an encoder memory (sinusoidal positions two ways, key padding of the memory)
-// past the attention's key block, the memory's keys and values made once; a full cache, a batch
-// other than the cache's, a memory of another length and a model that cannot decode are typed errors.
+// past the attention's key block, the memory's keys and values made once, a step's profile counting
+// the cache it read; a full cache, a batch other than the cache's, a memory of another length and a
+// model that cannot decode are typed errors.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/model_decoding_test.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <iterator>
+#include <sstream>
 
 #include <hwy/highway.h>
 #include <hwy/tests/hwy_gtest.h>
@@ -97,6 +101,35 @@ void TestGPT2DecodesAsItsFullForward() {
     test::expect_close(again, model.run(positions(all, 24, 0, 3)), decoded);
 }
 
+// The profile of a step (at position 4, one new token) gives each step the bytes decoding_table
+// counts: a cached attention's, the keys and values it read, more than its operands.
+template <class Model, class Decoding>
+void expect_profile_counts_the_cache(const Model& model, const Decoding& decoding,
+                                     const std::vector<runtime::step_record>& records) {
+    const plan::program& p = model.program();
+    plan::extent_values at{2};
+    at.lengths[length_variable(decoding.cache().stream())] = 1;
+    at.position = 4;
+    std::istringstream text(decoding.profile(records));
+    std::vector<std::string> rows;
+    for (std::string row; std::getline(text, row);) rows.push_back(row);
+    ASSERT_EQ(rows.size(), p.steps.size() + 3) << text.str();
+    std::size_t cached = 0;
+    for (std::size_t k = 0; k < p.steps.size(); ++k) {
+        const decoding_work w = decoding_work_of(p, decoding.cache(), k, at, kernels::weight_format::fp32);
+        std::istringstream words(rows[k + 2]);
+        const std::vector<std::string> all{std::istream_iterator<std::string>(words), {}};
+        EXPECT_NEAR(std::stod(all[all.size() - 3]), w.bytes / 1e6, 0.006) << rows[k + 2];  // MB moved, to 2 places
+        if (w.cached > 0) {
+            ++cached;
+            const int iterations = p.steps[k].repeat < 0 ? 1 : p.repeats[p.steps[k].repeat].count;
+            EXPECT_GT(w.bytes, bytes_moved(p, k, at) * iterations) << rows[k + 2];
+        }
+    }
+    EXPECT_GT(cached, 0u) << text.str();
+    EXPECT_THROW(decoding.profile(records, 6), invalid_option);  // more tokens than decoded
+}
+
 // A two-layer post-LN PyTorch decoder, its memory of a length of its own with key padding; the
 // target embedded by a GEMM whose epilogue adds the positional encoding, and adds it once more.
 void TestDecoderDecodesAsItsFullForward() {
@@ -132,6 +165,7 @@ void TestDecoderDecodesAsItsFullForward() {
     decoding.step(positions_of(inputs, 70, 4, 1), {}, out, {.profile = &records});
     EXPECT_EQ(memory_kv_runs(records), 0);
     EXPECT_FALSE(records.empty());
+    expect_profile_counts_the_cache(model, decoding, records);
     test::expect_close(out, positions(model.run(positions_of(inputs, 70, 0, 5)), 5, 4, 1), decoded);
     // A memory of another length than the prompt's is refused.
     tensor_map shorter = positions_of(inputs, 70, 5, 1);

@@ -3,7 +3,8 @@
 // over its iterations) with its measured time, GFLOP/s, the bytes it moves at the least (every slot
 // it reads and its output once, its packed weights included) and their rate, and its share of the
 // FMA peak measured for the run's threads: a step far below the peak at a high GB/s is bound by
-// memory, not by FMAs. The records are what run_options::profile collected in one run.
+// memory, not by FMAs. The records are what run_options::profile collected in one run. A decoding
+// step's table (decoding.hpp) gives each step's bytes, the cached keys and values it read among them.
 #pragma once
 
 #include <algorithm>
@@ -42,7 +43,8 @@ inline double bytes_moved(const plan::program& p, std::size_t k, const plan::ext
 
 inline std::string profile_table(const plan::program& p, const std::vector<runtime::step_record>& records,
                                  const plan::extent_values& at, double peak_gflops, std::string_view target,
-                                 kernels::weight_format format = kernels::weight_format::fp32) {
+                                 kernels::weight_format format = kernels::weight_format::fp32,
+                                 const std::vector<double>& step_bytes = {}) {
     using detail::format_row;
     std::vector<double> seconds(p.steps.size());
     std::vector<std::size_t> runs(p.steps.size());
@@ -64,7 +66,8 @@ inline std::string profile_table(const plan::program& p, const std::vector<runti
     for (std::size_t k = 0; k < p.steps.size(); ++k) {
         const plan::step& s = p.steps[k];
         const int iterations = s.repeat < 0 ? 1 : p.repeats[s.repeat].count;
-        const double flops = s.flops(at) * iterations, bytes = bytes_moved(p, k, at, format) * iterations, t = seconds[k];
+        const double flops = s.flops(at) * iterations, t = seconds[k];
+        const double bytes = step_bytes.empty() ? bytes_moved(p, k, at, format) * iterations : step_bytes[k];
         const double gflops = t > 0 ? flops / t / 1e9 : 0;
         total_seconds += t;
         total_flops += flops;

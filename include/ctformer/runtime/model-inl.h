@@ -116,12 +116,31 @@ public:
 
         // The plan of the next step (`tokens` new ones per sequence), its FLOPs and bytes per token.
         std::string explain(std::size_t tokens = 1) const {
-            plan::extent_values at{cache_.batch()};
-            at.lengths[length_variable(cache_.stream())] = tokens;
-            return decoding_table(model_->program_, cache_, at, hwy::TargetName(HWY_TARGET), model_->weights_.gemm_weights());
+            return decoding_table(model_->program_, cache_, step_extents(tokens), hwy::TargetName(HWY_TARGET),
+                                  model_->weights_.gemm_weights());
+        }
+
+        // Where the time of the last step (`tokens` new ones per sequence) went, from what
+        // run_options::profile collected in it, as model::profile, the keys and values it read from
+        // the cache counted in its bytes.
+        //   decoding.step(ids, {.profile = &records});   std::cout << decoding.profile(records);
+        std::string profile(const std::vector<step_record>& records, std::size_t tokens = 1, int threads = 1) const {
+            if (tokens > cache_.position())
+                throw invalid_option("decoding profile's tokens", std::to_string(tokens),
+                                     "at most the " + std::to_string(cache_.position()) + " positions decoded");
+            plan::extent_values at = step_extents(tokens);
+            at.position = cache_.position() - tokens;
+            return decoding_profile(model_->program_, cache_, records, at, model_->peak_gflops(threads),
+                                    hwy::TargetName(HWY_TARGET), model_->weights_.gemm_weights());
         }
 
     private:
+        plan::extent_values step_extents(std::size_t tokens) const {
+            plan::extent_values at{cache_.batch()};
+            at.lengths[length_variable(cache_.stream())] = tokens;
+            return at;
+        }
+
         const model* model_;
         kv_cache cache_;
     };
@@ -193,9 +212,14 @@ public:
     //   std::vector<step_record> records;   model.run(inputs, output, {.profile = &records});
     //   std::cout << model.profile(records, batch);      // or {batch, {length}}: the run's extents
     std::string profile(const std::vector<step_record>& records, const extent_values& at, int threads = 1) const {
+        return ctformer::profile_table(program_, records, at, peak_gflops(threads), hwy::TargetName(HWY_TARGET),
+                                       weights_.gemm_weights());
+    }
+
+    // The FMA peak of `threads` cores (0: every hardware thread), one core's measured on the first call.
+    static double peak_gflops(int threads) {
         static const double one_core = kernels::HWY_NAMESPACE::fma_peak_gflops();
-        return ctformer::profile_table(program_, records, at, one_core * thread_count(threads),
-                                       hwy::TargetName(HWY_TARGET), weights_.gemm_weights());
+        return one_core * thread_count(threads);
     }
 
     // The bytes a run of `at` (a batch of sequences, and lengths) takes besides its inputs and weights.
