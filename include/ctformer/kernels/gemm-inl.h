@@ -25,6 +25,7 @@
 #include <hwy/highway.h>
 
 #include "../exceptions.hpp"
+#include "../huge_pages.hpp"
 #include "activation-inl.h"
 #include "gemm.hpp"
 #include "prefetch.hpp"
@@ -95,6 +96,8 @@ inline packed_weight pack_weight(std::size_t n, std::size_t k, const float* w, c
     packed.bias = hwy::AllocateAligned<float>(panels * width);
     if ((!packed.panel_data && !packed.pair_data) || !packed.bias)
         throw out_of_memory("a packed weight", panels * width * (rows * 4 + 4));
+    if (packed.panel_data) advise_huge_pages(packed.panel_data.get(), panels * rows * width * sizeof(float));
+    else advise_huge_pages(packed.pair_data.get(), panels * rows * width * sizeof(std::uint32_t));
     for (std::size_t p = 0; p < panels; ++p)
         for (std::size_t r = 0; r < rows; ++r)
             for (std::size_t j = 0; j < width; ++j) {

@@ -15,6 +15,7 @@
 #include <hwy/aligned_allocator.h>
 
 #include "../exceptions.hpp"
+#include "../huge_pages.hpp"
 #include "../plan/program.hpp"
 
 namespace ctformer::runtime {
@@ -36,6 +37,7 @@ public:
         find_steps_run_once(p);
         memory_ = hwy::AllocateAligned<float>(std::max<std::size_t>(floats, 1));
         if (!memory_) throw out_of_memory("the KV cache", floats * sizeof(float));
+        advise_huge_pages(memory_.get(), floats * sizeof(float));
         std::fill_n(memory_.get(), std::max<std::size_t>(floats, 1), 0.0f);
         floats_ = floats;
     }
