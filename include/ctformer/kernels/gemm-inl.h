@@ -248,9 +248,9 @@ inline const float* residual_row(const epilogue_args& args, std::size_t i, std::
 }
 
 // Where a micro-tile is in C: rows [row, row + rows) of its Rows (rows < Rows: a padded tile whose
-// last rows of A are zeros and are not stored), and the columns of panel p's vectors from `first`.
+// last rows of A are zeros and are not stored), and the columns of panel p's vectors from `vector`.
 struct tile_place {
-    std::size_t row, rows, panel, first;
+    std::size_t row, rows, panel, vector;
 };
 
 // C's tile at `at`, over K steps [k_begin, k_end): `a` is its rows' packed sliver, step-major (Rows
@@ -259,14 +259,14 @@ struct tile_place {
 template <std::size_t Rows, std::size_t Vectors, class Epilogue, class Panel>
 void micro_tile(const float* a, const packed_weight& w, tile_place at, std::size_t k_begin, std::size_t k_end,
                 const char* ahead, float* c, const epilogue_args& args) {
-    const std::size_t first = at.panel * w.width + at.first * hn::Lanes(float_tag());
-    if (first >= w.n) return;  // a slice of the last panel's padding
-    const std::size_t count = std::min(Vectors * hn::Lanes(float_tag()), w.n - first);
+    const std::size_t column = at.panel * w.width + at.vector * hn::Lanes(float_tag());
+    if (column >= w.n) return;  // a slice of the last panel's padding
+    const std::size_t count = std::min(Vectors * hn::Lanes(float_tag()), w.n - column);
     V acc[Rows][Vectors];
     // The tile must stay in registers: the loops over it are unrolled whatever the -O level.
 #pragma GCC unroll 16
     for (std::size_t r = 0; r < Rows; ++r)
-        start_row<Epilogue>(w, first, c + (at.row + std::min(r, at.rows - 1)) * w.n + first, count, k_begin == 0, acc[r]);
+        start_row<Epilogue>(w, column, c + (at.row + std::min(r, at.rows - 1)) * w.n + column, count, k_begin == 0, acc[r]);
 
     const Panel panel(w, at.panel);
     std::size_t k = k_begin;
@@ -274,17 +274,17 @@ void micro_tile(const float* a, const packed_weight& w, tile_place at, std::size
         return ahead ? ahead + (step - k_begin) / Panel::kSteps * Vectors * vector_bytes() : nullptr;
     };
     for (; k + Panel::kSteps <= k_end; k += Panel::kSteps, a += Panel::kSteps * Rows) {
-        k_step<false>(panel, k, at.first, a, ahead_of(k), acc);
-        if constexpr (Panel::kSteps == 2) k_step<true>(panel, k + 1, at.first, a + Rows, nullptr, acc);
+        k_step<false>(panel, k, at.vector, a, ahead_of(k), acc);
+        if constexpr (Panel::kSteps == 2) k_step<true>(panel, k + 1, at.vector, a + Rows, nullptr, acc);
     }
-    if (k < k_end) k_step<false>(panel, k, at.first, a, ahead_of(k), acc);
+    if (k < k_end) k_step<false>(panel, k, at.vector, a, ahead_of(k), acc);
 
     const bool last_block = k_end == w.k;
 #pragma GCC unroll 16
     for (std::size_t r = 0; r < Rows; ++r) {
         if (r >= at.rows) break;
-        const float* residual = Epilogue::residual && last_block ? residual_row(args, at.row + r, w.n) + first : nullptr;
-        finish_row<Epilogue>(acc[r], c + (at.row + r) * w.n + first, residual, count, last_block);
+        const float* residual = Epilogue::residual && last_block ? residual_row(args, at.row + r, w.n) + column : nullptr;
+        finish_row<Epilogue>(acc[r], c + (at.row + r) * w.n + column, residual, count, last_block);
     }
 }
 
@@ -337,25 +337,25 @@ template <class Epilogue, class Panel>
 void stream_panels(const float* a, const packed_weight& w, float* c, const epilogue_args& args, std::size_t row_begin,
                    std::size_t row_end, std::size_t panel_begin, std::size_t panel_end, float* sliver) {
     const std::size_t rows = row_end - row_begin;
-    if (rows > kRows) pack_rows(a, w.k, row_begin, row_end, 0, w.k, sliver, kStreamRows, true);
-    else pack_rows(a, w.k, row_begin, row_end, 0, w.k, sliver);
+    const bool sliced = rows > kRows;
+    pack_rows(a, w.k, row_begin, row_end, 0, w.k, sliver, sliced ? kStreamRows : kRows, sliced);
     for (std::size_t p = panel_begin; p < panel_end; ++p)
         for (std::size_t k_begin = 0; k_begin < w.k; k_begin += kStreamChunk) {
             const std::size_t k_end = std::min(w.k, k_begin + kStreamChunk);
             // The chunk's bytes, prefetched kPrefetchBytes ahead, in order whatever the slices.
             const char* const ahead = Panel(w, p).at(k_begin) + kPrefetchBytes;
-            if (rows > kRows) {
+            if (sliced) {
                 const std::size_t share = (k_end - k_begin) / Panel::kSteps * kSliceVectors * vector_bytes();
-                for (std::size_t first = 0; first < kPanelVectors; first += kSliceVectors)
+                for (std::size_t vector = 0; vector < kPanelVectors; vector += kSliceVectors)
                     micro_tile<kStreamRows, kSliceVectors, Epilogue, Panel>(
-                        sliver + k_begin * kStreamRows, w, {row_begin, rows, p, first}, k_begin, k_end,
-                        ahead + first / kSliceVectors * share, c, args);
-                continue;
+                        sliver + k_begin * kStreamRows, w, {row_begin, rows, p, vector}, k_begin, k_end,
+                        ahead + vector / kSliceVectors * share, c, args);
+            } else {
+                for_tiles<kRows>(row_begin, row_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
+                    micro_tile<Rows, kPanelVectors, Epilogue, Panel>(sliver + k_begin * Rows, w, {row, Rows, p, 0},
+                                                                     k_begin, k_end, ahead, c, args);
+                });
             }
-            for_tiles<kRows>(row_begin, row_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
-                micro_tile<Rows, kPanelVectors, Epilogue, Panel>(sliver + k_begin * Rows, w, {row, Rows, p, 0}, k_begin,
-                                                                 k_end, ahead, c, args);
-            });
         }
 }
 
