@@ -7,7 +7,7 @@
 #   bench/mixed_lengths.sh [--avx2]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [[ ${1:-} == --avx2 ]]; then export OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2; fi
+if [[ ${1:-} == --avx2 ]]; then export ATEN_CPU_CAPABILITY=avx2; fi
 CTFORMER_MIXED_LENGTHS=$(/usr/bin/python3 -c "import random; r = random.Random(2026); print(*[r.randint(16, 256) for _ in range(16)])")
 export CTFORMER_MIXED_LENGTHS
 echo "lengths: $CTFORMER_MIXED_LENGTHS"

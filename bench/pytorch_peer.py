@@ -8,8 +8,11 @@ on 1, 2 and every hardware thread and writes Google Benchmark's JSON shape to st
 Debian's PyTorch does its products in whatever libblas.so.3 the system selects: the reference BLAS
 (about 4 GFLOP/s) unless OpenBLAS is installed (libopenblas0-openmp). OpenBLAS picks its kernels by
 CPU model and falls back to its slowest (Prescott) on CPUs it does not know, such as virtual
-machines' "Intel Xeon Processor"; a competent user would name the core, so this script does, from
-the CPU's flags, unless OPENBLAS_CORETYPE is set (bench/run.sh --avx2 sets Haswell).
+machines' "Intel Xeon Processor"; a competent user would name the core, so this script does: from
+the CPU's flags, or Haswell where the scripts' --avx2 holds PyTorch to AVX2 (ATEN_CPU_CAPABILITY=avx2).
+A core type (and L2 size) the environment already sets is replaced, and the script says so: our
+AVX-512 machines export OPENBLAS_CORETYPE=Haswell, which had held the peer to AVX2 (prefill 513 ->
+749 ms on a Zen 5 core), a weak peer that flattered ctformer.
 """
 import argparse
 import json
@@ -28,8 +31,18 @@ def openblas_core():
     return "SkylakeX" if "avx512f" in flags else "Haswell" if "avx2" in flags else None
 
 
-if "openblas" in BLAS and "OPENBLAS_CORETYPE" not in os.environ and openblas_core():
-    os.environ["OPENBLAS_CORETYPE"] = openblas_core()
+
+def peer_core():
+    return "Haswell" if os.environ.get("ATEN_CPU_CAPABILITY") == "avx2" else openblas_core()
+
+
+if "openblas" in BLAS and peer_core():
+    inherited = os.environ.get("OPENBLAS_CORETYPE")
+    if inherited and inherited != peer_core():
+        print(f"pytorch peer: OPENBLAS_CORETYPE={inherited} from the environment replaced by {peer_core()}",
+              file=sys.stderr)
+    os.environ["OPENBLAS_CORETYPE"] = peer_core()
+    os.environ.pop("OPENBLAS_L2_SIZE", None)  # OpenBLAS reads the core's own
 
 import torch  # noqa: E402  (after OPENBLAS_CORETYPE: OpenBLAS reads it when loaded)
 

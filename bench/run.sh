@@ -15,7 +15,7 @@ for arg in "$@"; do
     case $arg in
         --benchmark_filter=*) filter=${arg#--benchmark_filter=} ;;
         --readme) readme=(--readme README.md) ;;
-        --avx2) block=avx2; export CTFORMER_BENCH_TARGET=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 ;;
+        --avx2) block=avx2; export CTFORMER_BENCH_TARGET=AVX2 ONEDNN_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2 ;;
         *) echo "usage: bench/run.sh [--avx2] [--readme] [--benchmark_filter=REGEX]" >&2; exit 2 ;;
     esac
 done

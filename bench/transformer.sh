@@ -6,7 +6,7 @@
 #   bench/transformer.sh [--avx2] [build directory]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [[ ${1:-} == --avx2 ]]; then export OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2; shift; fi
+if [[ ${1:-} == --avx2 ]]; then export ATEN_CPU_CAPABILITY=avx2; shift; fi
 build=${1:-build-bench}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCTFORMER_BUILD_BENCH=ON -DCTFORMER_BUILD_TESTS=OFF > /dev/null
 cmake --build "$build" --target transformer_bench -j "$(nproc)" > /dev/null
