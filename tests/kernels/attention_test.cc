@@ -76,6 +76,7 @@ void TestShapes() {
     check<64, 64>(129, 37);
     check<64, 40>(37, 129);
     check<16, 12>(9, 70);  // value rows of no whole vector on AVX2 and AVX-512: staged, padded
+    check<6, 6>(11, 13);   // key rows of no whole 4 × 4 block: their last columns staged one at a time
 }
 
 void TestCausal() {
