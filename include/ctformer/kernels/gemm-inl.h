@@ -288,13 +288,14 @@ void micro_tile(const float* a, const packed_weight& w, tile_place at, std::size
     }
 }
 
-// A's rows [row_begin, row_end) × steps [k_begin, k_end), copied into `sliver` tile by tile (`height`
-// rows, or what is left, or with `pad` zeros for the rest), each tile step-major: the micro-kernel
-// then reads A contiguously.
+// A's rows [row_begin, row_end) × steps [k_begin, k_end), copied into `sliver` tile by tile (the
+// even_tiles of at most `height` rows that the micro-kernel takes, or with `pad`, zeros up to
+// `height`), each tile step-major: the micro-kernel then reads A contiguously.
 inline void pack_rows(const float* a, std::size_t k, std::size_t row_begin, std::size_t row_end, std::size_t k_begin,
                       std::size_t k_end, float* sliver, std::size_t height = kRows, bool pad = false) {
-    for (std::size_t row = row_begin; row < row_end; row += height) {
-        const std::size_t rows = std::min(height, row_end - row);
+    const even_tiles tiles(row_end - row_begin, height);
+    for (std::size_t t = 0, row = row_begin; t < tiles.count; row += tiles.rows(t++)) {
+        const std::size_t rows = tiles.rows(t);
         for (std::size_t kk = k_begin; kk < k_end; ++kk) {
             for (std::size_t r = 0; r < rows; ++r) *sliver++ = a[(row + r) * k + kk];
             if (pad) sliver = std::fill_n(sliver, height - rows, 0.0f);
@@ -351,7 +352,7 @@ void stream_panels(const float* a, const packed_weight& w, float* c, const epilo
                         sliver + k_begin * kStreamRows, w, {row_begin, rows, p, vector}, k_begin, k_end,
                         ahead + vector / kSliceVectors * share, c, args);
             } else {
-                for_tiles<kRows>(row_begin, row_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
+                for_even_tiles<kRows>(row_begin, row_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
                     micro_tile<Rows, kPanelVectors, Epilogue, Panel>(sliver + k_begin * Rows, w, {row, Rows, p, 0},
                                                                      k_begin, k_end, ahead, c, args);
                 });
@@ -359,9 +360,12 @@ void stream_panels(const float* a, const packed_weight& w, float* c, const epilo
         }
 }
 
-// Rows [row_begin, row_end) × panels [panel_begin, panel_end) of C = epilogue(A · Wᵀ). Rows go in
-// tiles of kRows from row_begin, so a row's arithmetic does not depend on how work is split as long
-// as row_begin is a multiple of kRows: results are the same for any number of threads.
+// Rows [row_begin, row_end) × panels [panel_begin, panel_end) of C = epilogue(A · Wᵀ). The rows go
+// in even blocks (as many as the sliver needs, of sizes that differ by one at most), each in even
+// tiles: a last block of a few rows had read all of W from L3 for them (M=512: 4 blocks of 126 rows
+// and one of 8), and a last tile of 2 rows could not hide the FMA's latency. Each row's sum takes
+// its K steps in order whatever its tile and block (a partial sum goes through C unrounded), so
+// results are the same for any split of the work, and any number of threads.
 template <class Epilogue, class Panel>
 void gemm_panels(const float* a, const packed_weight& w, float* c, const epilogue_args& args,
                  std::size_t row_begin, std::size_t row_end, std::size_t panel_begin, std::size_t panel_end) {
@@ -369,14 +373,14 @@ void gemm_panels(const float* a, const packed_weight& w, float* c, const epilogu
     if (row_end - row_begin <= kStreamRows && kStreamRows * w.k <= kSliverFloats)
         return stream_panels<Epilogue, Panel>(a, w, c, args, row_begin, row_end, panel_begin, panel_end, sliver);
     const std::size_t depth = block_depth(w, row_end - row_begin);
-    const std::size_t block_rows = std::max(kRows, kSliverFloats / depth / kRows * kRows);
-    for (std::size_t block = row_begin; block < row_end; block += block_rows) {
-        const std::size_t block_end = std::min(row_end, block + block_rows);
+    const even_tiles blocks(row_end - row_begin, std::max(kRows, kSliverFloats / depth));
+    for (std::size_t b = 0, block = row_begin; b < blocks.count; block += blocks.rows(b++)) {
+        const std::size_t block_end = block + blocks.rows(b);
         for (std::size_t k_begin = 0; k_begin < w.k; k_begin += depth) {
             const std::size_t k_end = std::min(w.k, k_begin + depth);
             pack_rows(a, w.k, block, block_end, k_begin, k_end, sliver);
             for (std::size_t p = panel_begin; p < panel_end; ++p)
-                for_tiles<kRows>(block, block_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
+                for_even_tiles<kRows>(block, block_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
                     micro_tile<Rows, kPanelVectors, Epilogue, Panel>(sliver + (row - block) * (k_end - k_begin), w,
                                                                      {row, Rows, p, 0}, k_begin, k_end, nullptr, c, args);
                 });

@@ -26,4 +26,21 @@ void for_tiles(std::size_t begin, std::size_t end, F&& f) {
     if (row < end) detail::last_tile<Height - 1>(end - row, row, f);
 }
 
+// Rows [0, n) in as few tiles of at most `height` rows as hold them, of heights that differ by one
+// at most: 20 rows in tiles of 6 are 5, 5, 5, 5, where tiles of 6 from the first row leave a tile of
+// 2, whose few accumulators cannot hide the FMA's latency.
+struct even_tiles {
+    std::size_t count, base, taller;  // `taller` tiles of base + 1 rows first, then tiles of base
+    even_tiles(std::size_t n, std::size_t height)
+        : count((n + height - 1) / height), base(count ? n / count : 0), taller(count ? n % count : 0) {}
+    std::size_t rows(std::size_t tile) const { return base + (tile < taller ? 1 : 0); }
+};
+
+// f.template operator()<Rows>(row) for rows [begin, end) in even_tiles of at most Height rows.
+template <std::size_t Height, class F>
+void for_even_tiles(std::size_t begin, std::size_t end, F&& f) {
+    const even_tiles tiles(end - begin, Height);
+    for (std::size_t t = 0, row = begin; t < tiles.count; row += tiles.rows(t++)) detail::last_tile<Height>(tiles.rows(t), row, f);
+}
+
 }  // namespace ctformer::kernels
