@@ -31,17 +31,12 @@ def openblas_core():
     return "SkylakeX" if "avx512f" in flags else "Haswell" if "avx2" in flags else None
 
 
-
-def peer_core():
-    return "Haswell" if os.environ.get("ATEN_CPU_CAPABILITY") == "avx2" else openblas_core()
-
-
-if "openblas" in BLAS and peer_core():
+CORE = "Haswell" if os.environ.get("ATEN_CPU_CAPABILITY") == "avx2" else openblas_core()
+if "openblas" in BLAS and CORE:
     inherited = os.environ.get("OPENBLAS_CORETYPE")
-    if inherited and inherited != peer_core():
-        print(f"pytorch peer: OPENBLAS_CORETYPE={inherited} from the environment replaced by {peer_core()}",
-              file=sys.stderr)
-    os.environ["OPENBLAS_CORETYPE"] = peer_core()
+    if inherited and inherited != CORE:
+        print(f"pytorch peer: OPENBLAS_CORETYPE={inherited} from the environment replaced by {CORE}", file=sys.stderr)
+    os.environ["OPENBLAS_CORETYPE"] = CORE
     os.environ.pop("OPENBLAS_L2_SIZE", None)  # OpenBLAS reads the core's own
 
 import torch  # noqa: E402  (after OPENBLAS_CORETYPE: OpenBLAS reads it when loaded)
