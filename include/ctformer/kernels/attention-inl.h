@@ -97,7 +97,7 @@ struct attention_scratch {
 #if HWY_TARGET != HWY_SCALAR
 // to[c · stride + j] = from.row(j)[c] for j, c in [0, 4): a 4 × 4 block transposed in registers by
 // two rounds of interleaves, 8 loads and stores for 16 values where one at a time took 32. Staging
-// element by element had taken a third of the attention's own time for 128 keys (AVX-512, Zen 5).
+// element by element had taken an eighth of the attention's time for 128 keys (AVX-512, Zen 5).
 HWY_INLINE void transpose_4x4(strided_rows<const float> from, float* to, std::size_t stride) {
     const hn::CappedTag<float, 4> d;
     const hn::RepartitionToWide<decltype(d)> dw;
