@@ -318,9 +318,9 @@ inline void normalize_row(const float* o, float l, std::size_t n, float* out) {
     const std::size_t lanes = hn::Lanes(d);
     if (l == 0.0f) return static_cast<void>(std::fill_n(out, n, 0.0f));
     const auto sum = hn::Set(d, l);
-    std::size_t c = 0;
-    for (; c + lanes <= n; c += lanes) hn::StoreU(hn::Div(hn::Load(d, o + c), sum), d, out + c);
-    for (; c < n; ++c) out[c] = o[c] / l;
+    const std::size_t whole = n - n % lanes;
+    for (std::size_t c = 0; c < whole; c += lanes) hn::StoreU(hn::Div(hn::Load(d, o + c), sum), d, out + c);
+    for (std::size_t c = whole; c < n; ++c) out[c] = o[c] / l;
 }
 
 // Query rows [row_begin, row_end) of the attention output, of s.lq queries over s.lk keys. Rows go

@@ -52,9 +52,11 @@ inline void copy_rows(strided_rows<const float> in, std::size_t count, std::size
 inline void add_values(std::size_t n, const float* a, const float* b, float* out) {
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d);
-    std::size_t i = 0;
-    for (; i + lanes <= n; i += lanes) hn::StoreU(hn::Add(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
-    for (; i < n; ++i) out[i] = a[i] + b[i];
+    // The whole vectors counted first: with `i + lanes <= n` as the bound, GCC 12 warned that the
+    // scalar loop's iteration 2^62 invokes undefined behaviour (-Waggressive-loop-optimizations).
+    const std::size_t whole = n - n % lanes;
+    for (std::size_t i = 0; i < whole; i += lanes) hn::StoreU(hn::Add(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
+    for (std::size_t i = whole; i < n; ++i) out[i] = a[i] + b[i];
 }
 
 // A written-out row of scores [Lk] masked: additive adds `bias` (a row of Lk); attend and key
