@@ -305,6 +305,31 @@ TEST(Profile, ShowsEveryStepWithItsTimeRateAndBytes) {
     EXPECT_THROW(model.profile(records, 2), ctf::error);
 }
 
+// A 2-thread run forks its threads only for steps with the work to pay for them, and the profile
+// judges each step against the peak of the cores it ran on: here the Q/K/V GEMM (1.8 MFLOP) on two,
+// the LayerNorms (2 × 37 × 64 values) on one.
+TEST(Profile, JudgesEachStepByTheCoresItRanOn) {
+    auto [model, records] = recorded_run(2, 2);
+    const ctf::plan::program& p = model.program();
+    std::istringstream text(model.profile(records, 2, 2));
+    std::vector<std::string> rows;
+    for (std::string row; std::getline(text, row);) rows.push_back(row);
+    double peak = 0;
+    ASSERT_EQ(std::sscanf(rows[0].c_str() + rows[0].find("FMA peak"), "FMA peak %lf", &peak), 1) << rows[0];
+    bool one = false, both = false;
+    for (std::size_t k = 0; k < p.steps.size(); ++k) {
+        const int threads = p.threads_of(k, {2}, 2);
+        const double work = p.steps[k].flops({2}) + double(p.slots[p.steps[k].writes].elements({2}));
+        EXPECT_EQ(threads, work < ctf::plan::program::kThreadedWork ? 1 : 2) << p.steps[k].kernel;
+        if (p.steps[k].kernel == "gemm" && p.slots[p.steps[k].writes].extents.back() == 192) EXPECT_EQ(threads, 2);
+        if (p.steps[k].kernel.find("layer_norm") != std::string::npos) EXPECT_EQ(threads, 1);
+        (threads == 1 ? one : both) = true;
+        const std::vector<double> n = profile_numbers(rows[k + 2]);
+        EXPECT_NEAR(n[5], 100 * n[2] / (peak / 2 * threads), 0.1 + 1e-3 * n[5]) << rows[k + 2];
+    }
+    EXPECT_TRUE(one && both);
+}
+
 // Slots are reused once dead, and a repeat's body the same in every iteration: depth costs no memory.
 TEST(Plan, ActivationMemoryDoesNotGrowWithDepth) {
     const auto one = ctf::compile(ctf::nn::encoder<cfg, 1>(x));

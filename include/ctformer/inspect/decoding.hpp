@@ -43,10 +43,11 @@ inline decoding_work decoding_work_of(const plan::program& p, const runtime::kv_
 // with the bytes each step moved, the cached keys and values it read among them.
 inline std::string decoding_profile(const plan::program& p, const runtime::kv_cache& cache,
                                     const std::vector<runtime::step_record>& records, const plan::extent_values& at,
-                                    double peak_gflops, std::string_view target, kernels::weight_format format) {
+                                    double peak_gflops, int threads, std::string_view target,
+                                    kernels::weight_format format) {
     std::vector<double> bytes(p.steps.size());
     for (std::size_t k = 0; k < p.steps.size(); ++k) bytes[k] = decoding_work_of(p, cache, k, at, format).bytes;
-    return profile_table(p, records, at, peak_gflops, target, format, bytes);
+    return profile_table(p, records, at, peak_gflops, threads, target, format, bytes);
 }
 
 inline std::string decoding_table(const plan::program& p, const runtime::kv_cache& cache, plan::extent_values at,

@@ -1,9 +1,9 @@
-// profile_table(program, records, extents, peak): where a run's time went, step by step, as oneDNN's
-// verbose mode and PyTorch's profiler show it. Each step of the plan (a repeat's body step summed
-// over its iterations) with its measured time, GFLOP/s, the bytes it moves at the least (every slot
-// it reads and its output once, its packed weights included) and their rate, and its share of the
-// FMA peak measured for the run's threads: a step far below the peak at a high GB/s is bound by
-// memory, not by FMAs. The records are what run_options::profile collected in one run. A decoding
+// profile_table(program, records, extents, peak, threads): where a run's time went, step by step, as
+// oneDNN's verbose mode and PyTorch's profiler show it. Each step of the plan (a repeat's body step
+// summed over its iterations) with its measured time, GFLOP/s, the bytes it moves at the least (every
+// slot it reads and its output once, its packed weights included) and their rate, and its share of
+// the FMA peak of the cores it ran on (the run's threads, or one for a small step: program::threads_of):
+// a step far below the peak at a high GB/s is bound by memory, not by FMAs. The records are what run_options::profile collected in one run. A decoding
 // step's table (decoding.hpp) gives each step's bytes, the cached keys and values it read among them.
 #pragma once
 
@@ -42,7 +42,7 @@ inline double bytes_moved(const plan::program& p, std::size_t k, const plan::ext
 }
 
 inline std::string profile_table(const plan::program& p, const std::vector<runtime::step_record>& records,
-                                 const plan::extent_values& at, double peak_gflops, std::string_view target,
+                                 const plan::extent_values& at, double peak_gflops, int threads, std::string_view target,
                                  kernels::weight_format format = kernels::weight_format::fp32,
                                  const std::vector<double>& step_bytes = {}) {
     using detail::format_row;
@@ -69,12 +69,13 @@ inline std::string profile_table(const plan::program& p, const std::vector<runti
         const double flops = s.flops(at) * iterations, t = seconds[k];
         const double bytes = step_bytes.empty() ? bytes_moved(p, k, at, format) * iterations : step_bytes[k];
         const double gflops = t > 0 ? flops / t / 1e9 : 0;
+        const double peak = peak_gflops / threads * p.threads_of(k, at, threads);  // of the cores it ran on
         total_seconds += t;
         total_flops += flops;
         text += format_row("%-3zu %-32s %-16s %5zu %10.3f %9.1f %10.2f %8.1f %6.1f%%\n", k,
                            ((s.repeat >= 0 ? "  " : "") + s.kernel).c_str(), p.slots[s.writes].shape_text().c_str(),
                            runs[k], t * 1e3, gflops, bytes / 1e6, t > 0 ? bytes / t / 1e9 : 0.0,
-                           peak_gflops > 0 ? 100 * gflops / peak_gflops : 0.0);
+                           peak > 0 ? 100 * gflops / peak : 0.0);
     }
     const double gflops = total_seconds > 0 ? total_flops / total_seconds / 1e9 : 0;
     return text + format_row("total %.3f ms, %.1f GFLOP/s, %.1f%% of the peak\n", total_seconds * 1e3, gflops,

@@ -131,7 +131,7 @@ public:
             plan::extent_values at = step_extents(tokens);
             at.position = cache_.position() - tokens;
             return decoding_profile(model_->program_, cache_, records, at, model_->peak_gflops(threads),
-                                    hwy::TargetName(HWY_TARGET), model_->weights_.gemm_weights());
+                                    thread_count(threads), hwy::TargetName(HWY_TARGET), model_->weights_.gemm_weights());
         }
 
     private:
@@ -207,13 +207,13 @@ public:
     }
 
     // Where the time of one run went, from what run_options::profile collected in it: each step's
-    // time, GFLOP/s, bytes moved, and share of the FMA peak of `threads` cores (0: every hardware
-    // thread), measured on the first call.
+    // time, GFLOP/s, bytes moved, and share of the FMA peak of the cores it ran on, of the run's
+    // `threads` (0: every hardware thread), one core's peak measured on the first call.
     //   std::vector<step_record> records;   model.run(inputs, output, {.profile = &records});
     //   std::cout << model.profile(records, batch);      // or {batch, {length}}: the run's extents
     std::string profile(const std::vector<step_record>& records, const extent_values& at, int threads = 1) const {
-        return ctformer::profile_table(program_, records, at, peak_gflops(threads), hwy::TargetName(HWY_TARGET),
-                                       weights_.gemm_weights());
+        return ctformer::profile_table(program_, records, at, peak_gflops(threads), thread_count(threads),
+                                       hwy::TargetName(HWY_TARGET), weights_.gemm_weights());
     }
 
     // The FMA peak of `threads` cores (0: every hardware thread), one core's measured on the first call.

@@ -111,7 +111,7 @@ public:
         }
         reads_.clear();
         for (const plan::operand_slot& o : s.reads) reads_.push_back(memory(o.slot, iteration));
-        const plan::launch_args args{reads_.data(), where_[s.writes], weights_.packed(k, iteration), at_, threads_for(s),
+        const plan::launch_args args{reads_.data(), where_[s.writes], weights_.packed(k, iteration), at_, p_.threads_of(k, at_, threads_),
                                      scratch_.data(), options_.cache ? options_.cache->block(k, iteration, chunk_first_)
                                                                      : plan::cache_block{}};
         const auto start = std::chrono::steady_clock::now();
@@ -207,16 +207,6 @@ private:
                 if (name == r.prefix_of(i) + v.name) return {s, i};
         }
         return {plan::no_slot, -1};
-    }
-
-    // The threads a step runs on: one for a step too small to pay for forking the others, its FLOPs
-    // and the values it writes under kThreadedWork. On 2 cores of a Zen 5 VM the seeds' attention
-    // (0.2 MFLOP) took 12 µs on one thread and 23 on two, its LayerNorms (10,240 values) 2.5 and 8.
-    // Attention over a KV cache is bound by the cache it reads, not by either: it takes them all.
-    static constexpr double kThreadedWork = 1e6;
-    int threads_for(const plan::step& s) const {
-        const double work = s.flops(at_) + double(p_.slots[s.writes].elements(at_));
-        return s.cache_floats || work >= kThreadedWork ? threads_ : 1;
     }
 
     const plan::program& p_;
