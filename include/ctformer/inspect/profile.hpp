@@ -2,9 +2,10 @@
 // oneDNN's verbose mode and PyTorch's profiler show it. Each step of the plan (a repeat's body step
 // summed over its iterations) with its measured time, GFLOP/s, the bytes it moves at the least (every
 // slot it reads and its output once, its packed weights included) and their rate, and its share of
-// the FMA peak of the cores it ran on (the run's threads, or one for a small step: program::threads_of):
-// a step far below the peak at a high GB/s is bound by memory, not by FMAs. The records are what run_options::profile collected in one run. A decoding
-// step's table (decoding.hpp) gives each step's bytes, the cached keys and values it read among them.
+// the FMA peak of the cores it ran on (the run's threads, or one for a small step:
+// program::threads_of): a step far below the peak at a high GB/s is bound by memory, not by FMAs.
+// The records are what run_options::profile collected in one run. A decoding step's table
+// (decoding.hpp) gives each step's bytes, the cached keys and values it read among them.
 #pragma once
 
 #include <algorithm>
