@@ -321,8 +321,12 @@ TEST(Profile, JudgesEachStepByTheCoresItRanOn) {
         const int threads = p.threads_of(k, {2}, 2);
         const double work = p.steps[k].flops({2}) + double(p.slots[p.steps[k].writes].elements({2}));
         EXPECT_EQ(threads, work < ctf::plan::program::kThreadedWork ? 1 : 2) << p.steps[k].kernel;
-        if (p.steps[k].kernel == "gemm" && p.slots[p.steps[k].writes].extents.back() == 192) EXPECT_EQ(threads, 2);
-        if (p.steps[k].kernel.find("layer_norm") != std::string::npos) EXPECT_EQ(threads, 1);
+        if (p.steps[k].kernel == "gemm" && p.slots[p.steps[k].writes].extents.back() == 192) {
+            EXPECT_EQ(threads, 2);
+        }
+        if (p.steps[k].kernel.find("layer_norm") != std::string::npos) {
+            EXPECT_EQ(threads, 1);
+        }
         (threads == 1 ? one : both) = true;
         const std::vector<double> n = profile_numbers(rows[k + 2]);
         // The table rounds GFLOP/s, the peak and the share to their last decimal (0.05 at most each):
