@@ -44,8 +44,6 @@ static_assert(kQueryTile % kQueryRows == 0);
 // 98 / 55, of 512 100 / -; blocks of 128 keys were slower (97 / 53); 4 queries per pass on
 // AVX-512 92.
 
-inline constexpr std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
-
 // Keys per block: 64, or all the keys (rounded up to two vectors) when there are fewer.
 inline constexpr std::size_t key_block(std::size_t lk) {
     return std::min(kKeyBlock, round_up(lk, 2 * HWY_LANES(float)));

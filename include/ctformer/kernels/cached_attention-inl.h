@@ -24,6 +24,7 @@
 #include "exp-inl.h"
 #include "prefetch.hpp"
 #include "strided.hpp"
+#include "tiles.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace ctformer::kernels::HWY_NAMESPACE {
@@ -34,8 +35,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 template <std::size_t Dk, std::size_t Dv>
 struct cached_head {
     static_assert(kKeyBlock % (4 * HWY_LANES(float)) == 0);
-    static constexpr std::size_t dv_padded = (Dv + HWY_LANES(float) - 1) / HWY_LANES(float) * HWY_LANES(float);
-    static std::size_t stride(std::size_t capacity) { return (capacity + kKeyBlock - 1) / kKeyBlock * kKeyBlock; }
+    static constexpr std::size_t dv_padded = round_up(Dv, HWY_LANES(float));
+    static std::size_t stride(std::size_t capacity) { return round_up(capacity, kKeyBlock); }
     static std::size_t floats(std::size_t capacity) { return stride(capacity) * (Dk + dv_padded); }
 
     cached_head(float* block, std::size_t capacity)
@@ -72,7 +73,7 @@ void cached_scores(const float* q, const cached_head<Dk, Dv>& c, std::size_t vis
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d), step = 4 * lanes;
     const auto barred = hn::Set(d, -std::numeric_limits<float>::infinity());
-    const float* const end = c.keys_t + (visible + kKeyBlock - 1) / kKeyBlock * Dk * kKeyBlock;  // the blocks read
+    const float* const end = c.keys_t + round_up(visible, kKeyBlock) * Dk;  // the blocks read
     for (std::size_t j = 0; j < visible; j += step) {
         auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
         const float* keys = c.keys_at(j);  // four vectors never cross a block
@@ -98,7 +99,7 @@ void cached_scores(const float* q, const cached_head<Dk, Dv>& c, std::size_t vis
 // scores[0, visible) become exp(score - max), whole vectors (the -inf past `visible` give 0); returns their sum.
 inline float exponentiate(float* scores, std::size_t visible) {
     const hn::ScalableTag<float> d;
-    const std::size_t lanes = hn::Lanes(d), end = (visible + lanes - 1) / lanes * lanes;
+    const std::size_t lanes = hn::Lanes(d), end = round_up(visible, lanes);
     auto most = hn::Set(d, -std::numeric_limits<float>::infinity());
     for (std::size_t j = 0; j < end; j += lanes) most = hn::Max(most, hn::LoadU(d, scores + j));
     const auto max = hn::Set(d, hn::GetLane(hn::MaxOfLanes(d, most)));
@@ -116,7 +117,7 @@ inline float exponentiate(float* scores, std::size_t visible) {
 template <std::size_t Dk, std::size_t Dv>
 void weighted_values(const float* p, float sum, const cached_head<Dk, Dv>& c, std::size_t visible, float* out) {
     const hn::ScalableTag<float> d;
-    constexpr std::size_t lanes = HWY_LANES(float), vectors = (Dv + lanes - 1) / lanes;  // x86: hn::Lanes(d)
+    constexpr std::size_t lanes = HWY_LANES(float), vectors = divide_up(Dv, lanes);  // x86: hn::Lanes(d)
     constexpr std::size_t width = cached_head<Dk, Dv>::dv_padded;
     hn::Vec<decltype(d)> acc[vectors];
     for (std::size_t u = 0; u < vectors; ++u) acc[u] = hn::Zero(d);

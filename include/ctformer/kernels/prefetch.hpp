@@ -12,5 +12,6 @@
 namespace ctformer::kernels {
 
 inline constexpr std::size_t kPrefetchBytes = 8192;
+inline constexpr std::size_t kLineBytes = 64;  // a cache line, what one prefetch brings
 
 }  // namespace ctformer::kernels

@@ -6,6 +6,9 @@
 
 namespace ctformer::kernels {
 
+constexpr std::size_t divide_up(std::size_t n, std::size_t d) { return (n + d - 1) / d; }
+constexpr std::size_t round_up(std::size_t n, std::size_t to) { return divide_up(n, to) * to; }
+
 namespace detail {
 // f.template operator()<Rows>(row) with Rows = count (< MaxRows + 1).
 template <std::size_t MaxRows, class F>
@@ -32,7 +35,7 @@ void for_tiles(std::size_t begin, std::size_t end, F&& f) {
 struct even_tiles {
     std::size_t count, base, taller;  // `taller` tiles of base + 1 rows first, then tiles of base
     even_tiles(std::size_t n, std::size_t height)
-        : count((n + height - 1) / height), base(count ? n / count : 0), taller(count ? n % count : 0) {}
+        : count(divide_up(n, height)), base(count ? n / count : 0), taller(count ? n % count : 0) {}
     std::size_t rows(std::size_t tile) const { return base + (tile < taller ? 1 : 0); }
 };
 

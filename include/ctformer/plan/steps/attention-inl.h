@@ -140,9 +140,9 @@ struct attention_common {
         const std::size_t sequences = ragged ? ragged->sequences() : 1;
         const std::size_t q_len = lq(a.extents), k_len = lk(a.extents), longest = ragged ? ragged->longest() : q_len;
         const std::size_t wanted = a.threads > 1 ? 2 * static_cast<std::size_t>(a.threads) : 1;
-        const std::size_t row_blocks = (longest + kt::kQueryRows - 1) / kt::kQueryRows;
-        const std::size_t chunks = std::min(row_blocks, (wanted + sequences * instances - 1) / (sequences * instances));
-        const std::size_t chunk_rows = (row_blocks + chunks - 1) / chunks * kt::kQueryRows;
+        const std::size_t row_blocks = kernels::divide_up(longest, kt::kQueryRows);
+        const std::size_t chunks = std::min(row_blocks, kernels::divide_up(wanted, sequences * instances));
+        const std::size_t chunk_rows = kernels::divide_up(row_blocks, chunks) * kt::kQueryRows;
         runtime::parallel_for(sequences * instances * chunks, a.threads, [&](std::size_t item, int thread) {
             const std::size_t seq = item / (instances * chunks), i = item / chunks % instances;
             const std::size_t first = item % chunks * chunk_rows, queries = ragged ? ragged->length(seq) : q_len;

@@ -63,13 +63,13 @@ struct gemm_step {
             }
         }
         const kernels::packed_weight& w = *a.packed;
-        const std::size_t row_tiles = (rows + kt::kRows - 1) / kt::kRows;
+        const std::size_t row_tiles = kernels::divide_up(rows, kt::kRows);
         const std::size_t wanted = a.threads > 1 ? 4 * static_cast<std::size_t>(a.threads) : 1;
         const bool few_rows = row_tiles < wanted;
         const std::size_t row_blocks = few_rows ? 1 : wanted;
         const std::size_t panel_blocks = few_rows ? std::min(w.panels, static_cast<std::size_t>(a.threads)) : 1;
-        const std::size_t tiles_per_block = (row_tiles + row_blocks - 1) / row_blocks;
-        const std::size_t panels_per_block = (w.panels + panel_blocks - 1) / panel_blocks;
+        const std::size_t tiles_per_block = kernels::divide_up(row_tiles, row_blocks);
+        const std::size_t panels_per_block = kernels::divide_up(w.panels, panel_blocks);
         runtime::parallel_for(row_blocks * panel_blocks, a.threads, [&](std::size_t item, int) {
             const std::size_t r = item / panel_blocks, p = item % panel_blocks;
             const std::size_t row_begin = std::min(rows, r * tiles_per_block * kt::kRows);

@@ -19,6 +19,7 @@
 #include "../../dsl/ops/softmax.hpp"
 #include "../../kernels/elementwise-inl.h"
 #include "../../kernels/rows-inl.h"
+#include "../../kernels/tiles.hpp"
 #include "../../runtime/parallel.hpp"
 #include "../../shape/broadcast.hpp"
 #include "../../tensor_check.hpp"
@@ -33,7 +34,7 @@ template <class F>
 void for_row_blocks(std::size_t rows, int threads, F f) {
     const std::size_t blocks = std::min<std::size_t>(rows, threads > 1 ? 4 * static_cast<std::size_t>(threads) : 1);
     if (blocks == 0) return;
-    const std::size_t per_block = (rows + blocks - 1) / blocks;
+    const std::size_t per_block = kernels::divide_up(rows, blocks);
     runtime::parallel_for(blocks, threads, [&](std::size_t block, int) {
         const std::size_t first = std::min(rows, block * per_block);
         f(first, std::min(rows, first + per_block) - first);
