@@ -6,6 +6,7 @@
 
 namespace ctformer::kernels {
 
+// n / d rounded up, and n rounded up to a multiple of `to`: tiles, blocks and padded widths.
 constexpr std::size_t divide_up(std::size_t n, std::size_t d) { return (n + d - 1) / d; }
 constexpr std::size_t round_up(std::size_t n, std::size_t to) { return divide_up(n, to) * to; }
 
