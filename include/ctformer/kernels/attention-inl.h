@@ -26,6 +26,7 @@
 #include "exp-inl.h"
 #include "rows-inl.h"
 #include "tiles.hpp"
+#include "transpose-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ctformer::kernels::HWY_NAMESPACE {
@@ -92,39 +93,12 @@ struct attention_scratch {
     float *keys_t, *values, *scores, *out, *m, *l;
 };
 
-#if HWY_TARGET != HWY_SCALAR
-// to[c · stride + j] = from.row(j)[c] for j, c in [0, 4): a 4 × 4 block transposed in registers by
-// two rounds of interleaves, 8 loads and stores for 16 values where one at a time took 32. Staging
-// element by element had taken an eighth of the attention's time for 128 keys (AVX-512, Zen 5).
-HWY_INLINE void transpose_4x4(strided_rows<const float> from, float* to, std::size_t stride) {
-    const hn::CappedTag<float, 4> d;
-    const hn::RepartitionToWide<decltype(d)> dw;
-    const auto r0 = hn::LoadU(d, from.row(0)), r1 = hn::LoadU(d, from.row(1));
-    const auto r2 = hn::LoadU(d, from.row(2)), r3 = hn::LoadU(d, from.row(3));
-    const auto low01 = hn::BitCast(dw, hn::InterleaveLower(d, r0, r1)), low23 = hn::BitCast(dw, hn::InterleaveLower(d, r2, r3));
-    const auto high01 = hn::BitCast(dw, hn::InterleaveUpper(d, r0, r1)), high23 = hn::BitCast(dw, hn::InterleaveUpper(d, r2, r3));
-    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(dw, low01, low23)), d, to);
-    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(dw, low01, low23)), d, to + stride);
-    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(dw, high01, high23)), d, to + 2 * stride);
-    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(dw, high01, high23)), d, to + 3 * stride);
-}
-#endif
-
-// Kᵀ [Dk, block] of keys [first, first + block), zero past the real keys: in 4 × 4 blocks where the
-// target has 4 lanes, then the keys and columns left over one at a time.
+// Kᵀ [Dk, block] of keys [first, first + block), zero past the real keys.
 template <std::size_t Dk, std::size_t Dv>
 void stage_keys(strided_rows<const float> k, std::size_t first, attention_scratch<Dk, Dv>& s) {
     const std::size_t count = std::min(s.block, s.lk - first);
     if (count < s.block) std::fill_n(s.keys_t, Dk * s.block, 0.0f);  // the padding keys
-    std::size_t keys = 0, columns = 0;  // staged in blocks
-#if HWY_TARGET != HWY_SCALAR
-    keys = count / 4 * 4;
-    columns = Dk / 4 * 4;
-    for (std::size_t j = 0; j < keys; j += 4)
-        for (std::size_t c = 0; c < columns; c += 4) transpose_4x4({k.row(first + j) + c, k.stride}, &s.keys_t[c * s.block + j], s.block);
-#endif
-    for (std::size_t j = 0; j < count; ++j)
-        for (std::size_t c = j < keys ? columns : 0; c < Dk; ++c) s.keys_t[c * s.block + j] = k.row(first + j)[c];
+    transpose_block(k.from(first), count, Dk, s.keys_t, s.block);
 }
 
 // Kᵀ of keys [first, first + block), and their values: V [block, Dv padded] staged, zero past the

@@ -30,6 +30,7 @@
 #include "gemm.hpp"
 #include "prefetch.hpp"
 #include "tiles.hpp"
+#include "transpose-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ctformer::kernels::HWY_NAMESPACE {
@@ -300,12 +301,12 @@ void micro_tile(const float* a, const packed_weight& w, tile_place at, std::size
 inline void pack_rows(const float* a, std::size_t k, std::size_t row_begin, std::size_t row_end, std::size_t k_begin,
                       std::size_t k_end, float* sliver, std::size_t height = kRows, bool pad = false) {
     const even_tiles tiles(row_end - row_begin, height);
+    const std::size_t steps = k_end - k_begin;
     for (std::size_t t = 0, row = row_begin; t < tiles.count; row += tiles.rows(t++)) {
-        const std::size_t rows = tiles.rows(t);
-        for (std::size_t kk = k_begin; kk < k_end; ++kk) {
-            for (std::size_t r = 0; r < rows; ++r) *sliver++ = a[(row + r) * k + kk];
-            if (pad) sliver = std::fill_n(sliver, height - rows, 0.0f);
-        }
+        const std::size_t rows = tiles.rows(t), width = pad ? height : rows;
+        transpose_block({a + row * k + k_begin, k}, rows, steps, sliver, width);
+        for (std::size_t kk = 0; pad && kk < steps; ++kk) std::fill(sliver + kk * width + rows, sliver + (kk + 1) * width, 0.0f);
+        sliver += steps * width;
     }
 }
 
