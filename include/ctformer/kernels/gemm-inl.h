@@ -265,8 +265,13 @@ struct tile_place {
 
 // C's tile at `at`, over K steps [k_begin, k_end): `a` is its rows' packed sliver, step-major (Rows
 // values a step), W read as Panel, Vectors vectors of it; `ahead` is prefetched meanwhile.
+// `at` by reference: passed by value, GCC stored its four fields and copied them to the call's stack
+// in one 32-byte load, which no store can forward, so it waited for every older store to reach L1,
+// the previous tile's stores of C among them, lines that missed the cache. On a Zen 5 core
+// (AVX-512) the GEMMs of M=512 and 1024 went from 85-87% of the FMA peak to 89-92%, S2's encoder
+// layer from 82% to 88%.
 template <std::size_t Rows, std::size_t Vectors, class Epilogue, class Panel>
-void micro_tile(const float* a, const packed_weight& w, tile_place at, std::size_t k_begin, std::size_t k_end,
+void micro_tile(const float* a, const packed_weight& w, const tile_place& at, std::size_t k_begin, std::size_t k_end,
                 prefetch_range ahead, float* c, const epilogue_args& args) {
     const std::size_t column = at.panel * w.width + at.vector * hn::Lanes(float_tag());
     if (column >= w.n) return;  // a slice of the last panel's padding
