@@ -43,7 +43,7 @@ HWY_INLINE void transpose_4x4(strided_rows<const float> from, float* to, std::si
 // the columns up to a multiple of 4 go in 4 × 4 blocks (the last rows by a block that overlaps the
 // one before, writing the same values again); the rest one at a time.
 inline void transpose_block(strided_rows<const float> from, std::size_t rows, std::size_t columns, float* to,
-                      std::size_t stride) {
+                            std::size_t stride) {
     std::size_t blocked = 0;  // columns done in blocks, for every row
 #if HWY_TARGET != HWY_SCALAR
     if (rows >= 4) {
