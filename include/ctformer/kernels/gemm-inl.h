@@ -185,10 +185,6 @@ HWY_INLINE void multiply_add(const float* a, const V (&b)[Vectors], V (&acc)[Row
     }
 }
 
-// A vector of a panel as loaded (fp32, or a pair of bf16 steps): a tile of Vectors reads Vectors of
-// them every Panel::kSteps steps.
-inline std::size_t vector_bytes() { return hn::Lanes(float_tag()) * sizeof(float); }
-
 // Bytes of W a tile prefetches while it computes, spread evenly over its K steps, a cache line at a
 // time: its share of the stream ahead of its loads (decoding), or of the slice of W that the next
 // panel's tiles read (gemm_panels).
