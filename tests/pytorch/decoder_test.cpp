@@ -1,9 +1,9 @@
 // ctformer against PyTorch's nn.TransformerDecoderLayer (post-LN with a causal tgt_mask and both
 // key-padding masks; pre-LN gelu with a boolean tgt_mask and a float memory_mask), a 2-layer
 // nn.TransformerDecoder with its final norm, and nn.Transformer with 2 + 2 layers at run-time lengths
-// (golden files, see support/golden.hpp). Targets are 5 long, sources 7. The layers' mask kinds are
-// checked by the reference evaluator (their kernels are checked against it on every target, in
-// model_masks_test and model_lengths_test); the stacks compiled, end to end.
+// (golden files, see support/golden.hpp). Targets are 5 long, sources 7. The layers with each mask
+// kind are checked twice: the reference evaluator (the oracle of every kernel test), and the layer
+// compiled; the stacks compiled, end to end.
 #include "support/golden.hpp"
 
 namespace {
@@ -21,16 +21,18 @@ TEST(PyTorchTransformerDecoderLayer, PostNormCausalAndKeyPadding) {
     auto memory_pad = ctf::bool_input<"memory_pad", ctf::batch, 7>();
     auto self_masks = ctf::nn::tgt_masks(ctf::causal, ctf::key_padding(tgt_pad));
     auto cross_masks = ctf::nn::memory_masks(ctf::key_padding(memory_pad));
-    test::expect_golden_semantics(ctf::nn::decoder_layer<post>(tgt, memory, self_masks, cross_masks),
-                                  "decoder_layer_post_masks");
+    const auto layer = ctf::nn::decoder_layer<post>(tgt, memory, self_masks, cross_masks);
+    test::expect_golden_semantics(layer, "decoder_layer_post_masks");
+    test::expect_golden(layer, "decoder_layer_post_masks");
 }
 
 TEST(PyTorchTransformerDecoderLayer, NormFirstGeluBoolTgtMaskFloatMemoryMask) {
     auto tgt_attend = ctf::bool_input<"tgt_attend", 5, 5>();
     auto memory_bias = ctf::input<"memory_bias", 5, 7>();
-    test::expect_golden_semantics(ctf::nn::decoder_layer<pre_gelu>(tgt, memory, ctf::nn::memory_masks(ctf::additive(memory_bias)),
-                                                                   ctf::nn::tgt_masks(ctf::attend(tgt_attend))),
-                                  "decoder_layer_pre_gelu_masks");
+    const auto layer = ctf::nn::decoder_layer<pre_gelu>(tgt, memory, ctf::nn::memory_masks(ctf::additive(memory_bias)),
+                                                        ctf::nn::tgt_masks(ctf::attend(tgt_attend)));
+    test::expect_golden_semantics(layer, "decoder_layer_pre_gelu_masks");
+    test::expect_golden(layer, "decoder_layer_pre_gelu_masks");
 }
 
 auto two_layer_decoder() {

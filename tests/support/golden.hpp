@@ -37,11 +37,11 @@ ctf::host_tensor<float> run_compiled(const Graph& graph, const ctf::tensor_map& 
 }
 
 // The reference evaluator's output for `graph` on the golden file's tensors against "expected": the
-// semantics alone, for graphs whose compiled kernels are checked against the evaluator elsewhere.
+// semantics of the oracle that every kernel test compares with.
 template <class Graph>
 void expect_golden_semantics(const Graph& graph, const std::string& name) {
     const ctf::tensor_map tensors = golden(name);
-    expect_close(ctf::reference::evaluate(graph, tensors), tensors.at("expected"), fp32_against_pytorch, name);
+    expect_close(ctf::reference::evaluate(graph, tensors), tensors.at("expected"), fp32_against_pytorch, name + " (reference)");
 }
 
 // Compiles `graph`, binds and runs it on the golden file's tensors, compares with "expected".
