@@ -102,10 +102,11 @@ void TestGPT2DecodesAsItsFullForward() {
 }
 
 // The profile of a step (at position 4, one new token) gives each step the bytes decoding_table
-// counts: a cached attention's, the keys and values it read, more than its operands.
+// counts: a cached attention's, the keys and values it read, more than its operands, and in all
+// `cached_bytes`, counted by hand.
 template <class Model, class Decoding>
 void expect_profile_counts_the_cache(const Model& model, const Decoding& decoding,
-                                     const std::vector<runtime::step_record>& records) {
+                                     const std::vector<runtime::step_record>& records, double cached_bytes) {
     const plan::program& p = model.program();
     plan::extent_values at{2};
     at.lengths[length_variable(decoding.cache().stream())] = 1;
@@ -115,11 +116,13 @@ void expect_profile_counts_the_cache(const Model& model, const Decoding& decodin
     for (std::string row; std::getline(text, row);) rows.push_back(row);
     ASSERT_EQ(rows.size(), p.steps.size() + 3) << text.str();
     std::size_t cached = 0;
+    double cached_read = 0;
     for (std::size_t k = 0; k < p.steps.size(); ++k) {
         const decoding_work w = decoding_work_of(p, decoding.cache(), k, at, kernels::weight_format::fp32);
         std::istringstream words(rows[k + 2]);
         const std::vector<std::string> all{std::istream_iterator<std::string>(words), {}};
         EXPECT_NEAR(std::stod(all[all.size() - 3]), w.bytes / 1e6, 0.006) << rows[k + 2];  // MB moved, to 2 places
+        cached_read += w.cached;
         if (w.cached > 0) {
             ++cached;
             const int iterations = p.steps[k].repeat < 0 ? 1 : p.repeats[p.steps[k].repeat].count;
@@ -127,6 +130,7 @@ void expect_profile_counts_the_cache(const Model& model, const Decoding& decodin
         }
     }
     EXPECT_GT(cached, 0u) << text.str();
+    EXPECT_EQ(cached_read, cached_bytes);
     EXPECT_THROW(decoding.profile(records, 6), invalid_option);  // more tokens than decoded
 }
 
@@ -165,7 +169,10 @@ void TestDecoderDecodesAsItsFullForward() {
     decoding.step(positions_of(inputs, 70, 4, 1), {}, out, {.profile = &records});
     EXPECT_EQ(memory_kv_runs(records), 0);
     EXPECT_FALSE(records.empty());
-    expect_profile_counts_the_cache(model, decoding, records);
+    // By hand: each of the 2 layers' self-attention, for 2 sequences × 4 heads, reads the key (4
+    // floats) and the value (4, its row held padded to a whole vector) of positions 0 to 4.
+    const double value_row = std::max<double>(4, HWY_LANES(float));
+    expect_profile_counts_the_cache(model, decoding, records, 2 * 2 * 4 * 5 * (4 + value_row) * sizeof(float));
     test::expect_close(out, positions(model.run(positions_of(inputs, 70, 0, 5)), 5, 4, 1), decoded);
     // A memory of another length than the prompt's is refused.
     tensor_map shorter = positions_of(inputs, 70, 5, 1);

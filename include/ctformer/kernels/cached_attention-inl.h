@@ -38,6 +38,8 @@ struct cached_head {
     static constexpr std::size_t dv_padded = round_up(Dv, HWY_LANES(float));
     static std::size_t stride(std::size_t capacity) { return round_up(capacity, kKeyBlock); }
     static std::size_t floats(std::size_t capacity) { return stride(capacity) * (Dk + dv_padded); }
+    // What a query over `visible` positions reads: their keys, and their values' rows as held.
+    static std::size_t floats_read(std::size_t visible) { return visible * (Dk + dv_padded); }
 
     cached_head(float* block, std::size_t capacity)
         : keys_t(block), values(block + Dk * stride(capacity)) {}

@@ -234,7 +234,10 @@ private:
         if constexpr (requires { kind::decodes; }) s.decodes = kind::decodes;
         else s.decodes = s.mixed_lengths;  // row by row is token by token
         if constexpr (requires { kind::cached; })
-            if constexpr (kind::cached) s.cache_floats = &kind::cache_floats;
+            if constexpr (kind::cached) {
+                s.cache_floats = &kind::cache_floats;
+                s.cache_floats_read = &kind::cache_floats_read;
+            }
         s.node = &e;
         p_.steps.push_back(std::move(s));
         if (p_.slots[out].name.empty()) p_.slots[out].name = "#" + std::to_string(p_.steps.size() - 1);

@@ -99,6 +99,7 @@ struct step {
     // their positions (an embedding), or over the cache (causal self-attention, cache_floats set).
     bool decodes = false;
     std::size_t (*cache_floats)(std::size_t capacity) = nullptr;  // per sequence
+    std::size_t (*cache_floats_read)(std::size_t visible) = nullptr;  // per sequence, by a query seeing `visible`
     double (*flops_of)(const extent_values&) = nullptr;
     void (*launch)(const step&, const launch_args&) = nullptr;
     // Packs W [N, K] (and the bias) for this target in a format, when the step has packed weights.

@@ -31,6 +31,7 @@ public:
         for (const plan::step& s : p.steps) {
             offset_.push_back(floats);
             per_sequence_.push_back(s.cache_floats ? s.cache_floats(capacity_) : 0);
+            floats_read_.push_back(s.cache_floats_read);
             repeats_.push_back(s.repeat < 0 ? 1 : static_cast<std::size_t>(p.repeats[s.repeat].count));
             floats += per_sequence_.back() * batch_ * repeats_.back();
         }
@@ -49,10 +50,10 @@ public:
     int stream() const { return stream_; }  // the declared length of the decoded positions
     std::size_t bytes() const { return floats_ * sizeof(float); }
     // The bytes of cached keys and values step k (every iteration) reads for one token at `position`
-    // (its rows padded as they are held).
+    // of one sequence: those of the positions it sees, its own included (rows padded as they are held).
     double bytes_read(std::size_t k, std::size_t position) const {
-        return double(per_sequence_[k]) * double(std::min(position + 1, capacity_)) / double(capacity_) *
-               double(repeats_[k]) * sizeof(float);
+        if (!floats_read_[k]) return 0;
+        return double(floats_read_[k](std::min(position + 1, capacity_))) * double(repeats_[k]) * sizeof(float);
     }
 
     // Room for `tokens` more positions, or cache_full.
@@ -143,6 +144,7 @@ private:
     std::size_t capacity_, position_ = 0, floats_ = 0;
     std::vector<std::size_t> offset_, per_sequence_;  // per step: its first block, and its floats per sequence
     std::vector<std::size_t> repeats_;                  // per step: its iterations
+    std::vector<std::size_t (*)(std::size_t)> floats_read_;  // per step: plan::step::cache_floats_read
     hwy::AlignedFreeUniquePtr<float[]> memory_;
     std::vector<bool> once_;                            // per step: it runs in the prompt's run only
     struct values {

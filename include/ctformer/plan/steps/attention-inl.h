@@ -194,6 +194,9 @@ struct attention_step : attention_common<E, Merged, last(extents_of<std::conditi
     static std::size_t cache_floats(std::size_t capacity) {
         return heads_per_sequence() * head_cache::floats(capacity);
     }
+    static std::size_t cache_floats_read(std::size_t visible) {
+        return heads_per_sequence() * head_cache::floats_read(visible);
+    }
 
     static void launch(const step& s, const launch_args& a) {
         if constexpr (cached)
