@@ -10,6 +10,7 @@ TransformerEncoder copies from one layer), so a weight taken from the wrong name
 Run with Debian's interpreter, which sees python3-torch (not needed by CI: the files are committed):
     /usr/bin/python3 tests/data/make_golden.py tests/data/golden
 """
+import copy
 import json
 import os
 import struct
@@ -288,20 +289,51 @@ class GPT2(torch.nn.Module):
         self.transformer.wpe = torch.nn.Embedding(positions, d)
         self.transformer.h = torch.nn.ModuleList(GPT2Block(d, heads) for _ in range(layers))
         self.transformer.ln_f = torch.nn.LayerNorm(d)
+        self.head = None  # the LM head's weight where it is not wte's (a plain tensor, not in the state_dict)
 
     def forward(self, ids):
         t = self.transformer
         x = t.wte(ids) + t.wpe(torch.arange(ids.shape[1]))
         for block in t.h:
             x = block(x)
-        return t.ln_f(x) @ t.wte.weight.T
+        return t.ln_f(x) @ (t.wte.weight if self.head is None else self.head).T
+
+
+def bf16(t):
+    """t rounded to the nearest bfloat16 (ties to even), in its own dtype again."""
+    return t.to(torch.bfloat16).to(t.dtype)
+
+
+def with_bf16_gemm_weights(model):
+    """A copy of a GPT2 whose GEMMs' weights are rounded to bf16, as ctformer's bind packs them with
+    weight_format::bf16: each Conv1D's weight and the LM head's; the embeddings, biases and LayerNorms
+    stay float32, and so does wte where the embedding reads it."""
+    rounded = copy.deepcopy(model)
+    for name, p in rounded.named_parameters():
+        if p.dim() == 2 and "c_" in name:
+            p.copy_(bf16(p))
+    rounded.head = bf16(model.transformer.wte.weight)
+    return rounded
+
+
+def greedy(model, ids, steps):
+    """Greedy generation of `steps` tokens after ids, each by the full causal forward of the prefix:
+    the tokens chosen, and each step's last-position logits ([steps, vocabulary])."""
+    tokens, logits = ids, []
+    for _ in range(steps):
+        logits.append(model(tokens)[0, -1])
+        tokens = torch.cat([tokens, logits[-1].argmax().view(1, 1)], dim=1)
+    return tokens[0, ids.shape[1]:], torch.stack(logits)
 
 
 def gpt2_case(out):
     """A 2-layer GPT-2, width 32, 4 heads, a vocabulary of 61 and 24 positions, random weights
     (Conv1D's uniform in ±1/√in); a prompt of 5 ids, greedy generation of 8 more by the full causal
     forward of each prefix, the logits of each step's last position ([8, 61]) and the prompt's
-    logits ([1, 5, 61])."""
+    logits ([1, 5, 61]); then the same, bf16_expected*, with the GEMMs' weights rounded to bf16. The
+    logits are computed in double precision from the float32 weights: the answer fp32 arithmetic
+    approximates, the same on any machine (PyTorch's own fp32 logits are 1.6e-6 to 3.3e-6 from it,
+    depending on the machine), so that a test's tolerance can be its own fp32 rounding alone."""
     model = GPT2(61, 24, 32, 4, 2).eval()
     for name, p in model.named_parameters():
         if p.dim() == 2:
@@ -311,14 +343,13 @@ def gpt2_case(out):
             p.uniform_(0.5, 1.5)
         else:
             p.uniform_(-0.5, 0.5)
+    model.double()
     ids = torch.randint(0, 61, (1, 5))
-    tokens, steps = ids, []
-    for _ in range(8):
-        logits = model(tokens)[0, -1]
-        steps.append(logits)
-        tokens = torch.cat([tokens, logits.argmax().view(1, 1)], dim=1)
-    tensors = dict(model.state_dict(), prompt=ids, expected_tokens=tokens[0, 5:], expected_step_logits=torch.stack(steps),
-                   expected=model(ids))
+    tokens, steps = greedy(model, ids, 8)
+    tensors = dict(model.state_dict(), prompt=ids, expected_tokens=tokens, expected_step_logits=steps, expected=model(ids))
+    rounded = with_bf16_gemm_weights(model)
+    tokens, steps = greedy(rounded, ids, 8)
+    tensors.update(bf16_expected_tokens=tokens, bf16_expected_step_logits=steps, bf16_expected=rounded(ids))
     save(os.path.join(out, "gpt2_2_layers.safetensors"), tensors, {"module": "GPT-2 (GPT2LMHeadModel's names)"})
 
 
