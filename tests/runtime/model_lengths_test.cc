@@ -2,10 +2,13 @@
 // to N against the reference evaluator, on every Highway target compiled in, with each mask kind;
 // a decoder with the lengths of its target and memory both at run time; a length above the maximum
 // or tensors that disagree on a length are typed errors naming the tensor. Mixed-length batches
-// (run_options::lengths), padded and packed, against each sequence run alone.
+// (run_options::lengths), padded and packed each, against the reference evaluator on each sequence
+// alone; causal and bidirectional, so that a query that sees keys past its own sequence's shows.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/model_lengths_test.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <numeric>
 
 #include <hwy/highway.h>
 #include <hwy/tests/hwy_gtest.h>
@@ -52,17 +55,20 @@ constexpr nn::config small{.d_model = 16, .heads = 4, .kv_heads = 2, .d_ff = 32,
 
 // Two pre-LN GQA layers (one repeated body) over an embedding x·Wᵀ plus the positional encoding
 // twice: once in the embedding GEMM's epilogue, once as an add, so that both ways of adding it by
-// position are checked (a packed batch's tokens take its rows by their positions).
-auto two_layers() {
+// position are checked (a packed batch's tokens take its rows by their positions). Their attention
+// masked by `masks...` and by key padding.
+template <class... Masks>
+auto two_layers(Masks... masks) {
     auto x = input<"x", batch, upto<24>, 8>();
     auto pad = bool_input<"pad", batch, upto<24>>();
     auto embedded = nn::add_positional_encoding(nn::add_positional_encoding(linear(x, weight<"embed.weight", 16, 8>())));
-    return nn::encoder<small, 2>(embedded, causal, key_padding(pad));
+    return nn::encoder<small, 2>(embedded, masks..., key_padding(pad));
 }
 
-// The stack at every length 1..24, causal and key padding, the second sequence with no key at all.
-void TestEveryLengthOfAnEncoderStack() {
-    const auto graph = two_layers();
+// The stack at every length 1..24, with key padding, the second sequence with no key at all; causal,
+// then bidirectional (every query sees every key of its sequence: a key past its length would show).
+template <class Graph>
+void expect_stack_at_every_length(const Graph& graph) {
     auto model = rt::compile(graph);
     std::vector<std::string> reading_the_table;  // the steps that read the positional encoding
     for (const plan::step& s : model.program().steps)
@@ -77,6 +83,11 @@ void TestEveryLengthOfAnEncoderStack() {
     // The plan is sized at the maxima, a run at its own lengths.
     EXPECT_LT(plan::allocate(model.program(), {2, {5}}).bytes(), plan::allocate(model.program(), {2}).bytes());
     EXPECT_LT(model.program().flops({2, {5}}), model.program().flops({2}) / 4);
+}
+
+void TestEveryLengthOfAnEncoderStack() {
+    expect_stack_at_every_length(two_layers(causal));
+    expect_stack_at_every_length(two_layers());
 }
 
 // Boolean and additive masks, [B, L, L] and [L, L], their lengths the queries'.
@@ -198,11 +209,18 @@ host_tensor<float> packed(const host_tensor<float>& t, const std::vector<std::si
     return out;
 }
 
+// Sequence b of a padded input map, alone: [1, lengths[b], ...] of each tensor along the length.
+tensor_map sequence_alone(const tensor_map& in, std::size_t b, std::size_t length) {
+    tensor_map alone = in;
+    for (const char* name : {"x", "pad"}) alone.at(name) = rows_of(in.at(name), b, length);
+    return alone;
+}
+
 // A batch of five sequences of mixed lengths (one of length 1), then every one full, padded to 24
-// and packed, through the two-layer stack: each sequence's rows are those it has run alone, the
-// padding rows zero, and the packed output the padded one's real rows.
-void TestMixedLengthsAsEachSequenceAlone() {
-    const auto graph = two_layers();
+// and packed, each run separately through the two-layer stack: each sequence's rows are the
+// reference evaluator's for it alone, the padded output's padding rows zero.
+template <class Graph>
+void expect_mixed_lengths_as_each_sequence_alone(const Graph& graph) {
     auto model = rt::compile(graph);
     tensor_map in = reference::random_inputs(graph, {5, {24}}, 21);
     bar_some_keys(in.at("pad"));
@@ -210,23 +228,31 @@ void TestMixedLengthsAsEachSequenceAlone() {
     for (const std::vector<std::size_t>& lengths : {std::vector<std::size_t>{1, 24, 7, 13, 24}, std::vector<std::size_t>(5, 24)}) {
         host_tensor<float> padded_out, packed_out;
         model.run(in, padded_out, {.threads = 2, .lengths = lengths});
+        model.run({{"x", packed(in.at("x"), lengths)}, {"pad", packed(in.at("pad"), lengths)}}, packed_out,
+                  {.threads = 1, .lengths = lengths});
         ASSERT_EQ(padded_out.dims, (dims_t{5, 24, 16}));
-        for (std::size_t b = 0; b < lengths.size(); ++b) {
-            const host_tensor<float> alone = model.run({{"x", rows_of(in.at("x"), b, lengths[b])},
-                                                        {"pad", rows_of(in.at("pad"), b, lengths[b])}}, {1});
-            test::expect_close(rows_of(padded_out, b, lengths[b]), alone, {.atol = 1e-6}, "sequence " + std::to_string(b));
+        ASSERT_EQ(packed_out.dims, (dims_t{std::accumulate(lengths.begin(), lengths.end(), std::size_t{0}), 16}));
+        for (std::size_t b = 0, first = 0; b < lengths.size(); first += lengths[b++]) {
+            const host_tensor<double> alone = reference::evaluate(graph, sequence_alone(in, b, lengths[b]));
+            const std::string what = "sequence " + std::to_string(b) + " of " + std::to_string(lengths[b]);
+            test::expect_close(rows_of(padded_out, b, lengths[b]), alone, test::fp32_model, what + ", padded");
+            const host_tensor<float> packed_rows({1, lengths[b], 16}, {packed_out.data.begin() + first * 16,
+                                                                       packed_out.data.begin() + (first + lengths[b]) * 16});
+            test::expect_close(packed_rows, alone, test::fp32_model, what + ", packed");
             const host_tensor<float> all = rows_of(padded_out, b, 24);
             for (std::size_t i = lengths[b] * 16; i < all.size(); ++i) ASSERT_EQ(all[i], 0.0f) << "padding of sequence " << b;
         }
-        model.run({{"x", packed(in.at("x"), lengths)}, {"pad", packed(in.at("pad"), lengths)}}, packed_out,
-                  {.threads = 1, .lengths = lengths});
-        test::expect_close(packed_out, packed(padded_out, lengths), {.atol = 0}, "packed against padded");
     }
+}
+
+void TestMixedLengthsAsEachSequenceAlone() {
+    expect_mixed_lengths_as_each_sequence_alone(two_layers(causal));
+    expect_mixed_lengths_as_each_sequence_alone(two_layers());
 }
 
 // Lengths the model cannot take, tensors that disagree with them, a model that cannot run them.
 void TestMixedLengthErrors() {
-    const auto graph = two_layers();
+    const auto graph = two_layers(causal);
     auto model = rt::compile(graph);
     const tensor_map in = reference::random_inputs(graph, {2, {24}}, 5);
     model.bind(in);
