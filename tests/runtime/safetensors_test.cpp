@@ -91,6 +91,17 @@ TEST(Safetensors, WritesWhatItReads) {
     }
 }
 
+// A checkpoint rewritten in place while it is loaded: the file cut to 1000 bytes once opened. The
+// bytes read when it was opened are the tensor's, not a SIGBUS from a mapping past the file's end.
+TEST(Safetensors, AFileTruncatedOnceOpenedKeepsWhatWasRead) {
+    const ctf::tensor_map tensors{{"w", ctf::host_tensor<float>({256, 1024}, std::vector<float>(256 * 1024, 0.5f))}};
+    const auto path = test::temp_path("truncated.safetensors");
+    ctf::write_safetensors(path, tensors);
+    const ctf::safetensors_file file(path);
+    std::filesystem::resize_file(path, 1000);
+    EXPECT_EQ(file.tensor("w").data, tensors.at("w").data);
+}
+
 TEST(Safetensors, MissingTensorAndDtypesThatAreNotFp32) {
     const std::string header = R"({"d": {"dtype": "F64", "shape": [1], "data_offsets": [0, 8]},)"
                                R"( "i": {"dtype": "I64", "shape": [1], "data_offsets": [8, 16]}})";

@@ -1,20 +1,22 @@
-// A file's bytes, read-only: a regular file mapped into memory (POSIX mmap), unmapped when the
-// object goes; a stream (a pipe, a FIFO, /dev/stdin) read to its end, up to max_stream_bytes. The
-// file is opened non-blocking and its type checked first, so a FIFO without a writer is an empty
-// stream, not a hang; a directory is refused by name.
+// A file's bytes, read whole into memory: a regular file by the size it has when opened, a stream
+// (a pipe, a FIFO, /dev/stdin) to its end, up to max_stream_bytes. Read, not mapped: a mapping of a
+// file that is truncated while in use (a checkpoint rewritten in place) kills the process with
+// SIGBUS, where a read sees the file end early, which is a file_error; and once read, the bytes are
+// ours whatever happens to the file. The file is opened non-blocking and its type checked first, so
+// a FIFO without a writer is an empty stream, not a hang; a directory is refused by name.
 #pragma once
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
-#include <vector>
 
 #include "../exceptions.hpp"
 
@@ -31,7 +33,7 @@ public:
             struct stat info {};
             if (::fstat(fd, &info) != 0) fail("cannot read its size");
             if (S_ISDIR(info.st_mode)) throw file_error(name_, "", "is a directory, not a file");
-            if (S_ISREG(info.st_mode)) map(fd, static_cast<std::size_t>(info.st_size));
+            if (S_ISREG(info.st_mode)) read_regular(fd, static_cast<std::size_t>(info.st_size));
             else read_stream(fd);
         } catch (...) {
             ::close(fd);
@@ -41,11 +43,8 @@ public:
     }
     mapped_file(const mapped_file&) = delete;
     mapped_file& operator=(const mapped_file&) = delete;
-    ~mapped_file() {
-        if (mapped_) ::munmap(const_cast<std::byte*>(data_), size_);
-    }
 
-    std::span<const std::byte> bytes() const { return {data_, size_}; }
+    std::span<const std::byte> bytes() const { return {data_.get(), size_}; }
     const std::string& name() const { return name_; }
 
 private:
@@ -53,42 +52,51 @@ private:
         throw file_error(name_, "", what + ": " + std::strerror(errno));
     }
 
-    void map(int fd, std::size_t size) {
-        size_ = size;
-        if (size_ == 0) return;
-        void* mapped = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (mapped == MAP_FAILED) fail("cannot map");
-        data_ = static_cast<const std::byte*>(mapped);
-        mapped_ = true;
+    // Exactly `size` bytes: a file that ends sooner was cut short while it was being read.
+    void read_regular(int fd, std::size_t size) {
+        grow(size);
+        while (size_ < size && read_some(fd)) {
+        }
+        if (size_ < size)
+            throw file_error(name_, "", "shrank from " + std::to_string(size) + " to " + std::to_string(size_) +
+                                            " bytes while it was being read (is it being rewritten?)");
     }
 
     // Everything the stream holds, blocking for it once the stream is open.
     void read_stream(int fd) {
         const int flags = ::fcntl(fd, F_GETFL);
         if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) fail("cannot read");
-        std::size_t used = 0;
-        for (;;) {
-            if (used == stream_.size()) {
-                if (used >= max_stream_bytes)
+        do {
+            if (size_ == capacity_) {
+                if (size_ >= max_stream_bytes)
                     throw file_error(name_, "", "the stream holds more than " + std::to_string(max_stream_bytes) + " bytes");
-                stream_.resize(std::max<std::size_t>(std::size_t{1} << 16, 2 * used));
+                grow(std::min(std::max<std::size_t>(std::size_t{1} << 16, 2 * size_), max_stream_bytes));
             }
-            const ssize_t got = ::read(fd, stream_.data() + used, std::min(stream_.size(), max_stream_bytes) - used);
+        } while (read_some(fd));
+    }
+
+    // One read() into the free part of the buffer; false at the end of the file.
+    bool read_some(int fd) {
+        for (;;) {
+            const ssize_t got = ::read(fd, data_.get() + size_, capacity_ - size_);
             if (got < 0 && errno == EINTR) continue;
             if (got < 0) fail("cannot read");
-            if (got == 0) break;
-            used += static_cast<std::size_t>(got);
+            size_ += static_cast<std::size_t>(got);
+            return got > 0;
         }
-        stream_.resize(used);
-        data_ = stream_.data();
-        size_ = used;
+    }
+
+    // Room for `capacity` bytes, keeping those read (left uninitialized: a file's bytes overwrite it).
+    void grow(std::size_t capacity) {
+        auto larger = std::make_unique_for_overwrite<std::byte[]>(capacity);
+        if (size_) std::memcpy(larger.get(), data_.get(), size_);
+        data_ = std::move(larger);
+        capacity_ = capacity;
     }
 
     std::string name_;
-    const std::byte* data_ = nullptr;
-    std::size_t size_ = 0;
-    bool mapped_ = false;
-    std::vector<std::byte> stream_;
+    std::unique_ptr<std::byte[]> data_;
+    std::size_t size_ = 0, capacity_ = 0;
 };
 
 }  // namespace ctformer

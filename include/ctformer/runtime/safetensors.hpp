@@ -5,8 +5,8 @@
 //                        "__metadata__": {"key": "value", ...}}
 //   the rest       the data; offsets count from its first byte
 //
-// The file is memory-mapped (a stream is read whole). Every entry is checked when the file is opened,
-// before any byte of data is used: the header length (within the file, at most 100 MB), the JSON,
+// The file is read whole into memory (read, not mapped: see mapped_file.hpp). Every entry is
+// checked when the file is opened, before any byte of data is used: the header length (within the file, at most 100 MB), the JSON,
 // each key once in each of its objects (a tensor's name, an entry's "dtype"), a known dtype,
 // offsets inside the data and exactly shape × dtype bytes long, no two tensors overlapping.
 // F32, F16 and BF16 tensors read as fp32 (tensor()), I32 and I64 as int32 token ids (ids()); F64 is
@@ -249,7 +249,7 @@ private:
         }
     }
 
-    std::shared_ptr<const mapped_file> mapping_;  // none for bytes in memory
+    std::shared_ptr<const mapped_file> mapping_;  // the file's bytes; none for bytes given
     std::string name_;
     std::span<const std::byte> data_;
     std::map<std::string, safetensors_entry, std::less<>> entries_;
