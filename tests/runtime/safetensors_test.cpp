@@ -149,6 +149,7 @@ TEST(Safetensors, TokenIdsOfI32AndI64) {
 TEST(Safetensors, HeaderLengthAndSize) {
     expect_error(error_of("{}", "", 100), "", "runs past the end of the file (10 bytes)");
     expect_error(error_of("{}", "", 200'000'000), "", "over the 100 MB limit");
+    expect_error(error_of("", ""), "", "the header length 0 cannot hold a JSON object");
     const auto path = write_file("bad.safetensors", "1234");
     try {
         ctf::safetensors_file{path};

@@ -3,7 +3,9 @@
 // file that is truncated while in use (a checkpoint rewritten in place) kills the process with
 // SIGBUS, where a read sees the file end early, which is a file_error; and once read, the bytes are
 // ours whatever happens to the file. The file is opened non-blocking and its type checked first, so
-// a FIFO without a writer is an empty stream, not a hang; a directory is refused by name.
+// a FIFO without a writer is an empty stream, not a hang; a directory is refused by name. A reader
+// gives what its format's first bytes must be (start_check), checked before the rest is read: a
+// file of something else (/dev/zero, /dev/urandom, a video) is refused at once, not read first.
 #pragma once
 
 #include <fcntl.h>
@@ -14,9 +16,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "../exceptions.hpp"
 
@@ -26,7 +30,15 @@ class mapped_file {
 public:
     static constexpr std::size_t max_stream_bytes = std::size_t{16} << 30;
 
-    explicit mapped_file(const std::filesystem::path& path) : name_(path.string()) {
+    // `check` throws a file_error (naming the file by `name`) where the first `bytes` bytes, or all of
+    // a shorter file, are not what the format starts with.
+    struct start_check {
+        std::size_t bytes = 0;
+        std::function<void(const std::string& name, std::span<const std::byte> first)> check;
+    };
+
+    explicit mapped_file(const std::filesystem::path& path) : mapped_file(path, start_check{}) {}
+    mapped_file(const std::filesystem::path& path, start_check start) : name_(path.string()), start_(std::move(start)) {
         const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0) throw file_error(name_, "", std::string("cannot open: ") + std::strerror(errno));
         try {
@@ -60,6 +72,7 @@ private:
         if (size_ < size)
             throw file_error(name_, "", "shrank from " + std::to_string(size) + " to " + std::to_string(size_) +
                                             " bytes while it was being read (is it being rewritten?)");
+        check_start(true);
     }
 
     // Everything the stream holds, blocking for it once the stream is open.
@@ -73,17 +86,28 @@ private:
                 grow(std::min(std::max<std::size_t>(std::size_t{1} << 16, 2 * size_), max_stream_bytes));
             }
         } while (read_some(fd));
+        check_start(true);
     }
 
-    // One read() into the free part of the buffer; false at the end of the file.
+    // One read() into the free part of the buffer, no further than the start until it is checked;
+    // false at the end of the file.
     bool read_some(int fd) {
+        const std::size_t end = start_.check && size_ < start_.bytes ? std::min(capacity_, start_.bytes) : capacity_;
         for (;;) {
-            const ssize_t got = ::read(fd, data_.get() + size_, capacity_ - size_);
+            const ssize_t got = ::read(fd, data_.get() + size_, end - size_);
             if (got < 0 && errno == EINTR) continue;
             if (got < 0) fail("cannot read");
             size_ += static_cast<std::size_t>(got);
+            check_start(false);
             return got > 0;
         }
+    }
+
+    // The start checked, once: as soon as it is read, or `at_end` for a shorter file.
+    void check_start(bool at_end) {
+        if (!start_.check || (!at_end && size_ < start_.bytes)) return;
+        const auto check = std::exchange(start_.check, nullptr);
+        check(name_, bytes().first(std::min(size_, start_.bytes)));
     }
 
     // Room for `capacity` bytes, keeping those read (left uninitialized: a file's bytes overwrite it).
@@ -95,6 +119,7 @@ private:
     }
 
     std::string name_;
+    start_check start_;
     std::unique_ptr<std::byte[]> data_;
     std::size_t size_ = 0, capacity_ = 0;
 };

@@ -48,7 +48,14 @@ struct npy_contents {
     std::size_t available;  // bytes from `values` to the end
 };
 
-inline npy_contents npy_parts(const std::string& name, std::span<const std::byte> bytes) {
+// Where the header dict lies, from the magic, the version and the header length: the first 12
+// bytes (or all of a shorter file) are enough to tell a .npy file from anything else.
+struct npy_prelude {
+    std::size_t header_begin, header_length;
+};
+inline constexpr std::size_t npy_prelude_bytes = 12;
+
+inline npy_prelude npy_prelude_of(const std::string& name, std::span<const std::byte> bytes) {
     const auto* text = reinterpret_cast<const char*>(bytes.data());
     if (bytes.size() < 10 || std::string_view(text, 6) != npy_magic)
         throw file_error(name, "", "not a .npy file (no \\x93NUMPY magic)");
@@ -58,9 +65,22 @@ inline npy_contents npy_parts(const std::string& name, std::span<const std::byte
         throw file_error(name, "", "unsupported .npy version " + std::to_string(major));
     std::uint32_t header_length = 0;
     std::memcpy(&header_length, text + 8, length_bytes);
-    const std::size_t data_begin = 8 + length_bytes + header_length;
+    return {8 + length_bytes, header_length};
+}
+
+// A file read for read_npy or read_npy_ids: refused at its first bytes unless they are a .npy's.
+inline mapped_file npy_file(const std::filesystem::path& path) {
+    return mapped_file(path, {npy_prelude_bytes, [](const std::string& name, std::span<const std::byte> first) {
+                                  npy_prelude_of(name, first);
+                              }});
+}
+
+inline npy_contents npy_parts(const std::string& name, std::span<const std::byte> bytes) {
+    const auto* text = reinterpret_cast<const char*>(bytes.data());
+    const auto [header_begin, header_length] = npy_prelude_of(name, bytes);
+    const std::size_t data_begin = header_begin + header_length;
     if (data_begin > bytes.size()) throw file_error(name, "", "truncated: the .npy header runs past the end");
-    npy_header header = parse_npy_header(std::string_view(text + 8 + length_bytes, header_length), name);
+    npy_header header = parse_npy_header(std::string_view(text + header_begin, header_length), name);
     if (header.fortran_order) throw file_error(name, "", "Fortran order; save a C-order array (numpy.ascontiguousarray)");
     return {std::move(header), text + data_begin, bytes.size() - data_begin};
 }
@@ -97,7 +117,7 @@ inline host_tensor<float> npy_from_bytes(const std::string& name, std::span<cons
 }
 
 inline host_tensor<float> read_npy(const std::filesystem::path& path) {
-    const mapped_file file(path);
+    const mapped_file file = detail::npy_file(path);
     return npy_from_bytes(file.name(), file.bytes());
 }
 
@@ -121,7 +141,7 @@ inline id_tensor npy_ids_from_bytes(const std::string& name, std::span<const std
 }
 
 inline id_tensor read_npy_ids(const std::filesystem::path& path) {
-    const mapped_file file(path);
+    const mapped_file file = detail::npy_file(path);
     return npy_ids_from_bytes(file.name(), file.bytes());
 }
 

@@ -73,7 +73,8 @@ public:
     static constexpr std::size_t max_header_bytes = 100'000'000;
 
     explicit safetensors_file(const std::filesystem::path& path)
-        : mapping_(std::make_shared<const mapped_file>(path)), name_(mapping_->name()) {
+        : mapping_(std::make_shared<const mapped_file>(path, mapped_file::start_check{8, &header_length})),
+          name_(mapping_->name()) {
         read(mapping_->bytes());
     }
 
@@ -152,19 +153,28 @@ private:
         throw file_error(name_, tensor_name, problem);
     }
 
+    // The header length, from the first 8 bytes: at most 100 MB, and room for a JSON object. Enough
+    // to tell a .safetensors file from anything else (/dev/zero, /dev/urandom) before the rest is read.
+    static std::uint64_t header_length(const std::string& name, std::span<const std::byte> first) {
+        if (first.size() < 8)
+            throw file_error(name, "", "truncated: " + std::to_string(first.size()) + " bytes, not even the 8-byte header length");
+        std::uint64_t length = 0;
+        std::memcpy(&length, first.data(), 8);
+        if (length > max_header_bytes)
+            throw file_error(name, "", "the header length " + std::to_string(length) + " is over the 100 MB limit");
+        if (length < 2)
+            throw file_error(name, "", "the header length " + std::to_string(length) + " cannot hold a JSON object");
+        return length;
+    }
+
     // The header length, the JSON and every entry, checked.
     void read(std::span<const std::byte> bytes) {
-        if (bytes.size() < 8)
-            fail("", "truncated: " + std::to_string(bytes.size()) + " bytes, not even the 8-byte header length");
-        std::uint64_t header_length = 0;
-        std::memcpy(&header_length, bytes.data(), 8);
-        if (header_length > max_header_bytes)
-            fail("", "the header length " + std::to_string(header_length) + " is over the 100 MB limit");
-        if (header_length > bytes.size() - 8)
-            fail("", "the header length " + std::to_string(header_length) + " runs past the end of the file (" +
+        const std::uint64_t length = header_length(name_, bytes);
+        if (length > bytes.size() - 8)
+            fail("", "the header length " + std::to_string(length) + " runs past the end of the file (" +
                          std::to_string(bytes.size()) + " bytes)");
-        data_ = bytes.subspan(8 + header_length);
-        read_header(bytes.subspan(8, header_length));
+        data_ = bytes.subspan(8 + length);
+        read_header(bytes.subspan(8, length));
         check_no_overlaps();
     }
 
