@@ -64,6 +64,21 @@ TEST(Npy, RefusesWhatIsNotFloat32InCOrder) {
     expect_refused(temp("text.npy"), "not a .npy file");
 }
 
+// numpy reads 'f4', '=f4' and '|f4' as native float32 (and 'i4', '|i8' as native integers): so does ctformer.
+TEST(Npy, NativeByteOrderDescrsAreTakenAsNumpyTakesThem) {
+    for (const char* descr : {"f4", "=f4", "|f4", "<f4"}) {
+        const auto t = ctf::read_npy(npy_with(std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (2,), }", 8));
+        EXPECT_EQ(t.dims, ctf::dims_t{2}) << descr;
+    }
+    for (const char* descr : {"i4", "=i4", "|i4", "i8", "|i8"}) {
+        const auto ids = ctf::read_npy_ids(npy_with(std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (2,), }", 16));
+        EXPECT_EQ(ids.dims, ctf::dims_t{2}) << descr;
+    }
+    for (const char* descr : {"f8", "|f2", "f", "f44", "<", ""})
+        expect_refused(npy_with(std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (2,), }", 16),
+                       std::string("dtype '") + descr + "' is not float32");
+}
+
 // The header is the Python dict literal it is, not text to search: what numpy refuses is refused.
 TEST(Npy, HeaderIsParsedAsTheDictItIs) {
     // a string value holding "'descr': '<f4'" before the real float64 descr: not read as float32

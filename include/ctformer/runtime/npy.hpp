@@ -4,7 +4,8 @@
 //   dict {'descr': '<f4', 'fortran_order': False, 'shape': (2, 10, 512), } padded with spaces to a
 //   multiple of 64 bytes and ending in '\n' (npy_header.hpp parses it); then the values.
 //
-// read_npy takes what numpy.save writes for a float32 array, little- or big-endian ('<f4', '>f4'),
+// read_npy takes what numpy reads as a float32 array, little- or big-endian ('<f4', '>f4', and the
+// native 'f4', '=f4', '|f4'),
 // read_npy_ids an int32 or int64 one (token ids); anything else (another dtype, Fortran order, a
 // short file) throws file_error naming the file.
 // write_npy writes version 1.0.
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cstdint>
 #include <limits>
 #include <cstring>
@@ -92,12 +94,30 @@ inline void check_fits(const std::string& name, const npy_contents& c, std::size
                                        std::to_string(c.available) + " bytes of data the file has");
 }
 
-// Value i of unsigned integers of Bits, big-endian when `big`.
+// A descr as numpy reads it: a byte order ('<' little, '>' big; '=', '|' or none: native), a kind
+// and a size in bytes: "<f4" is {'f', 4}, "|i8" {'i', 8}; {} for anything else.
+struct npy_dtype {
+    char kind = 0;
+    std::size_t bytes = 0;
+    bool swapped = false;  // stored in the other byte order than this machine's
+};
+
+inline npy_dtype npy_dtype_of(std::string_view descr) {
+    bool big = std::endian::native == std::endian::big;
+    if (!descr.empty() && (descr[0] == '<' || descr[0] == '>' || descr[0] == '=' || descr[0] == '|')) {
+        if (descr[0] == '<' || descr[0] == '>') big = descr[0] == '>';
+        descr.remove_prefix(1);
+    }
+    if (descr.size() != 2 || !std::isdigit(static_cast<unsigned char>(descr[1]))) return {};
+    return {descr[0], static_cast<std::size_t>(descr[1] - '0'), big != (std::endian::native == std::endian::big)};
+}
+
+// Value i of unsigned integers of Bits, byte-swapped when `swapped`.
 template <class Bits>
-Bits stored_bits(const char* values, std::size_t i, bool big) {
+Bits stored_bits(const char* values, std::size_t i, bool swapped) {
     Bits bits;
     std::memcpy(&bits, values + i * sizeof(Bits), sizeof(Bits));
-    if (!big) return bits;
+    if (!swapped) return bits;
     if constexpr (sizeof(Bits) == 4) return __builtin_bswap32(bits);
     else return __builtin_bswap64(bits);
 }
@@ -107,11 +127,12 @@ Bits stored_bits(const char* values, std::size_t i, bool big) {
 inline host_tensor<float> npy_from_bytes(const std::string& name, std::span<const std::byte> bytes) {
     const detail::npy_contents c = detail::npy_parts(name, bytes);
     const std::string& descr = c.header.descr;
-    if (descr != "<f4" && descr != ">f4") throw file_error(name, "", "dtype '" + descr + "' is not float32 ('<f4')");
+    const detail::npy_dtype dtype = detail::npy_dtype_of(descr);
+    if (dtype.kind != 'f' || dtype.bytes != 4) throw file_error(name, "", "dtype '" + descr + "' is not float32 ('<f4')");
     detail::check_fits(name, c, sizeof(float));
     host_tensor<float> t(c.header.shape);
     if (t.size()) std::memcpy(t.data.data(), c.values, t.size() * sizeof(float));
-    if (descr == ">f4")
+    if (dtype.swapped)
         for (float& v : t.data) v = std::bit_cast<float>(__builtin_bswap32(std::bit_cast<std::uint32_t>(v)));
     return t;
 }
@@ -121,19 +142,20 @@ inline host_tensor<float> read_npy(const std::filesystem::path& path) {
     return npy_from_bytes(file.name(), file.bytes());
 }
 
-// Token ids: what numpy.save writes for an int32 or int64 array ('<i4', '<i8', or big-endian); an
+// Token ids: what numpy reads as an int32 or int64 array ('<i4', '<i8', big-endian or native); an
 // int64 id outside int32 is a file_error naming where it is.
 inline id_tensor npy_ids_from_bytes(const std::string& name, std::span<const std::byte> bytes) {
     const detail::npy_contents c = detail::npy_parts(name, bytes);
     const std::string& descr = c.header.descr;
-    const bool wide = descr == "<i8" || descr == ">i8";
-    if (!wide && descr != "<i4" && descr != ">i4")
+    const detail::npy_dtype dtype = detail::npy_dtype_of(descr);
+    const bool wide = dtype.bytes == 8;
+    if (dtype.kind != 'i' || (dtype.bytes != 4 && !wide))
         throw file_error(name, "", "dtype '" + descr + "' is not token ids: int32 ('<i4') or int64 ('<i8')");
     detail::check_fits(name, c, wide ? 8 : 4);
     id_tensor t(c.header.shape);
     for (std::size_t i = 0; i < t.size(); ++i) {
-        const std::int64_t id = wide ? static_cast<std::int64_t>(detail::stored_bits<std::uint64_t>(c.values, i, descr[0] == '>'))
-                                     : static_cast<std::int32_t>(detail::stored_bits<std::uint32_t>(c.values, i, descr[0] == '>'));
+        const std::int64_t id = wide ? static_cast<std::int64_t>(detail::stored_bits<std::uint64_t>(c.values, i, dtype.swapped))
+                                     : static_cast<std::int32_t>(detail::stored_bits<std::uint32_t>(c.values, i, dtype.swapped));
         if (const std::string why = id_past_int32(id, t.dims, i); !why.empty()) throw file_error(name, "", why);
         t[i] = static_cast<std::int32_t>(id);
     }
