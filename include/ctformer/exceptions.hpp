@@ -4,13 +4,30 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ctformer {
 
+// Every message with its control characters escaped (a newline as \n, ESC as \x1b): the names in
+// it may come from a file, and must not reach a terminal as they are.
 class error : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    explicit error(const std::string& what) : std::runtime_error(escaped(what)) {}
+
+    static std::string escaped(std::string_view text) {
+        static constexpr char hex[] = "0123456789abcdef";
+        std::string out;
+        for (const char c : text) {
+            const auto byte = static_cast<unsigned char>(c);
+            if (byte >= 0x20 && byte != 0x7f) out += c;
+            else if (c == '\n') out += "\\n";
+            else if (c == '\t') out += "\\t";
+            else if (c == '\r') out += "\\r";
+            else out += std::string("\\x") + hex[byte >> 4] + hex[byte & 15];
+        }
+        return out;
+    }
 };
 
 // A tensor the graph reads was not given (and, from bind, `more`: every other one missing and any

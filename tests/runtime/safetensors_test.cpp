@@ -189,6 +189,16 @@ TEST(Safetensors, EntriesAndOffsets) {
     expect_error(error_of(overlap, data), "b", "overlaps tensor 'a'");
 }
 
+// A name holding a newline and a terminal escape reaches the message escaped, not as it is.
+TEST(Safetensors, NamesFromTheFileAreEscapedInMessages) {
+    const ctf::file_error e = error_of(R"({"evil\n\u001b[2J": {"dtype": "F33", "shape": [1], "data_offsets": [0, 4]}})",
+                                       std::string(4, '\0'));
+    EXPECT_EQ(e.tensor(), "evil\n\x1b[2J");  // the name itself, as the file has it
+    const std::string what = e.what();
+    EXPECT_NE(what.find("tensor 'evil\\n\\x1b[2J': unknown dtype F33"), std::string::npos) << what;
+    EXPECT_EQ(what.find_first_of("\n\x1b"), std::string::npos) << what;
+}
+
 TEST(Safetensors, WrongShapeIsCaughtByTheDeclaredShape) {
     const std::string header = R"({"W": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}})";
     const ctf::safetensors_file file(write_file("shape.safetensors", safetensors_bytes(header, std::string(16, '\0'))));
