@@ -29,6 +29,20 @@ TEST(Npy, WriteThenRead) {
     }
 }
 
+// What cannot be written is a file_error, also where the failure shows only when the file is closed
+// (a tensor smaller than the stream's buffer, on a full device).
+TEST(Npy, AWriteThatFailsIsAnError) {
+    for (const ctf::dims_t& dims : {ctf::dims_t{2}, ctf::dims_t{512, 512}}) {
+        try {
+            ctf::write_npy("/dev/full", ctf::host_tensor<float>(dims));
+            ADD_FAILURE() << "written to /dev/full: " << ctf::to_string(dims);
+        } catch (const ctf::file_error& e) {
+            EXPECT_EQ(e.file(), "/dev/full");
+            EXPECT_NE(std::string(e.what()).find("write failed: No space left on device"), std::string::npos) << e.what();
+        }
+    }
+}
+
 // A numpy-style file with the given header dict and `data_bytes` bytes of data.
 std::filesystem::path npy_with(const std::string& dict, std::size_t data_bytes) {
     std::string header = dict;

@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <span>
@@ -123,5 +124,18 @@ private:
     std::unique_ptr<std::byte[]> data_;
     std::size_t size_ = 0, capacity_ = 0;
 };
+
+// `write(out)` to the file at `path`, opened, written and closed, each step's failure a file_error
+// with the system's reason: closing included, where what is buffered meets a full disk or /dev/full.
+template <class Write>
+void write_file(const std::filesystem::path& path, Write write) {
+    const auto reason = [] { return errno ? std::string(": ") + std::strerror(errno) : std::string(); };
+    errno = 0;
+    std::ofstream out(path, std::ios::binary);
+    if (!out) throw file_error(path.string(), "", "cannot open for writing" + reason());
+    write(out);
+    out.close();
+    if (!out) throw file_error(path.string(), "", "write failed" + reason());
+}
 
 }  // namespace ctformer

@@ -175,13 +175,12 @@ inline void write_npy(const std::filesystem::path& path, const host_tensor<float
     std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + "), }";
     const std::size_t unpadded = 10 + header.size() + 1;
     header.append((64 - unpadded % 64) % 64, ' ').push_back('\n');
-    std::ofstream out(path, std::ios::binary);
-    if (!out) throw file_error(path.string(), "", "cannot open for writing");
     const std::uint16_t length = static_cast<std::uint16_t>(header.size());
-    out.write(detail::npy_magic.data(), 6).put('\x01').put('\x00');
-    out.write(reinterpret_cast<const char*>(&length), 2).write(header.data(), static_cast<std::streamsize>(header.size()));
-    out.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.size() * sizeof(float)));
-    if (!out) throw file_error(path.string(), "", "write failed");
+    write_file(path, [&](std::ofstream& out) {
+        out.write(detail::npy_magic.data(), 6).put('\x01').put('\x00');
+        out.write(reinterpret_cast<const char*>(&length), 2).write(header.data(), static_cast<std::streamsize>(header.size()));
+        out.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.size() * sizeof(float)));
+    });
 }
 
 }  // namespace ctformer

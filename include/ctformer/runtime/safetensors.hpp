@@ -280,12 +280,11 @@ inline void write_safetensors(const std::filesystem::path& path, const tensor_ma
     }
     const std::string text = header.dump();
     const std::uint64_t length = text.size();
-    std::ofstream out(path, std::ios::binary);
-    if (!out) throw file_error(path.string(), "", "cannot open for writing");
-    out.write(reinterpret_cast<const char*>(&length), 8).write(text.data(), static_cast<std::streamsize>(length));
-    for (const auto& [name, t] : tensors)
-        out.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.size() * sizeof(float)));
-    if (!out) throw file_error(path.string(), "", "write failed");
+    write_file(path, [&](std::ofstream& out) {
+        out.write(reinterpret_cast<const char*>(&length), 8).write(text.data(), static_cast<std::streamsize>(length));
+        for (const auto& [name, t] : tensors)
+            out.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.size() * sizeof(float)));
+    });
 }
 
 }  // namespace ctformer
