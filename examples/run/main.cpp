@@ -176,8 +176,8 @@ int run_model(const arguments& a) {
     const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
 
     const ctf::host_tensor<float> output = as_given(std::move(y), batched);
-    ctf::write_npy(run::output_files::temporary(a.output), output);
-    if (keep_weights) ctf::write_npy(run::output_files::temporary(a.attention_weights), as_given(std::move(weights), batched));
+    ctf::write_npy(outputs.path_for(a.output), output);
+    if (keep_weights) ctf::write_npy(outputs.path_for(a.attention_weights), as_given(std::move(weights), batched));
     outputs.commit();
     if (a.explain) std::cout << model->explain(at);
     if (a.profile) std::cout << model->profile(records, at, threads);

@@ -1,11 +1,14 @@
 // The files ctformer-run writes, made safe: checked before any work (each one's directory exists,
-// no two outputs share a path, no output is one of the inputs), each written to a temporary file
-// beside it, and all renamed into place only once every one is ready. A run that fails part way
-// leaves every target as it was.
+// the system takes its name, no two outputs share a path, no output is one of the inputs), and written so
+// that a run that fails part way leaves every one as it was. A symbolic link is followed to what it
+// names. A regular file (or one not there yet) is written to a short-named temporary beside it, and
+// all are renamed into place only once every one is ready. Anything else (a device such as /dev/null or /dev/full, a
+// FIFO) is written through, never replaced by a regular file.
 #pragma once
 
 #include <unistd.h>
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -23,15 +26,13 @@ public:
     output_files(const std::vector<std::string>& outputs, const std::vector<std::string>& inputs) {
         for (const std::string& path : outputs) {
             if (path.empty()) continue;
-            const fs::path dir = fs::absolute(path).parent_path();
-            std::error_code error;
-            if (!fs::is_directory(dir, error)) throw ctformer::file_error(path, "", "its directory does not exist");
-            for (const fs::path& other : targets_)
-                if (same_file(other, path)) throw ctformer::file_error(path, "", "is given for two outputs");
+            output o = resolved(path, targets_.size());
+            for (const output& other : targets_)
+                if (same_file(other.file, o.file)) throw ctformer::file_error(path, "", "is given for two outputs");
             for (const std::string& input : inputs)
-                if (!input.empty() && same_file(input, path))
+                if (!input.empty() && same_file(input, o.file))
                     throw ctformer::file_error(path, "", "is an input too (" + input + "); it would be overwritten");
-            targets_.push_back(path);
+            targets_.push_back(std::move(o));
         }
     }
     output_files(const output_files&) = delete;
@@ -39,32 +40,67 @@ public:
     ~output_files() {
         std::error_code ignored;
         if (!committed_)
-            for (const fs::path& target : targets_) fs::remove(temporary(target), ignored);
+            for (const output& o : targets_)
+                if (!o.temporary.empty()) fs::remove(o.temporary, ignored);
     }
 
-    // Where the output meant for `target` is written first.
-    static fs::path temporary(const fs::path& target) {
-        return target.string() + ".ctformer-" + std::to_string(::getpid()) + ".tmp";
+    // Where the output meant for `target` (as given) is written: its temporary, or the file itself
+    // where it is written through.
+    fs::path path_for(const std::string& target) const {
+        for (const output& o : targets_)
+            if (o.given == target) return o.temporary.empty() ? o.file : o.temporary;
+        throw ctformer::file_error(target, "", "is not one of the outputs");
     }
 
     // Every output in place.
     void commit() {
-        for (const fs::path& target : targets_) {
+        for (const output& o : targets_) {
+            if (o.temporary.empty()) continue;
             std::error_code error;
-            fs::rename(temporary(target), target, error);
-            if (error) throw ctformer::file_error(target.string(), "", "cannot be written: " + error.message());
+            fs::rename(o.temporary, o.file, error);
+            if (error) throw ctformer::file_error(o.given, "", "cannot be written: " + error.message());
         }
         committed_ = true;
     }
 
 private:
+    struct output {
+        std::string given;
+        fs::path file;       // what `given` names, symbolic links followed
+        fs::path temporary;  // none where the file is written through
+    };
+
+    // `path` followed through symbolic links, and how it is written: by a temporary renamed over a
+    // regular file (or one not there yet), in a directory that exists; through, anything else but a
+    // directory. A path the system cannot take (a name too long) is refused for that reason.
+    static output resolved(const std::string& path, std::size_t index) {
+        std::error_code error;
+        const fs::file_status status = fs::status(path, error);  // through every link
+        if (error && status.type() != fs::file_type::not_found)
+            throw ctformer::file_error(path, "", "cannot be used: " + error.message());
+        if (status.type() == fs::file_type::directory) throw ctformer::file_error(path, "", "is a directory");
+        if (status.type() != fs::file_type::regular && status.type() != fs::file_type::not_found)
+            return {path, path, {}};
+        fs::path file = fs::absolute(path);
+        while (fs::is_symlink(file, error)) {  // a link to a file not there yet: that file is written
+            const fs::path to = fs::read_symlink(file, error);
+            file = to.is_absolute() ? to : file.parent_path() / to;
+        }
+        const fs::path dir = file.parent_path();
+        const fs::file_status dir_status = fs::status(dir, error);
+        if (dir_status.type() == fs::file_type::not_found) throw ctformer::file_error(path, "", "its directory does not exist");
+        if (error) throw ctformer::file_error(path, "", "its directory cannot be used: " + error.message());
+        if (dir_status.type() != fs::file_type::directory) throw ctformer::file_error(path, "", "its directory is not a directory");
+        return {path, file, dir / (".ctformer-" + std::to_string(::getpid()) + "-" + std::to_string(index) + ".tmp")};
+    }
+
     static bool same_file(const fs::path& a, const fs::path& b) {
         std::error_code error;
         if (fs::exists(a, error) && fs::exists(b, error)) return fs::equivalent(a, b, error);
         return fs::weakly_canonical(fs::absolute(a), error) == fs::weakly_canonical(fs::absolute(b), error);
     }
 
-    std::vector<fs::path> targets_;
+    std::vector<output> targets_;
     bool committed_ = false;
 };
 

@@ -4,8 +4,11 @@
 // command line or the files can be wrong.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -214,9 +217,66 @@ TEST_F(CtformerRunHostile, OutputsAreCheckedBeforeAnyWorkAndWrittenOnlyWhenAllAr
     EXPECT_EQ(read_back("y.npy"), "what was there");  // every refusal left it alone
     ASSERT_EQ(ctformer_run(args() + " --attention-weights " + in_temp("a.npy")).status, 0);
     EXPECT_EQ(ctf::read_npy(in_temp("y.npy")).dims, (ctf::dims_t{2, 3, 512}));
-    for (const auto& entry : std::filesystem::directory_iterator(::testing::TempDir()))  // no temporary left
-        EXPECT_EQ(entry.path().filename().string().find(test::temp_path("y.npy.ctformer-").filename().string()),
-                  std::string::npos) << entry.path();
+}
+
+// The outputs' directory holds them and nothing else: no temporary (".ctformer-PID-N.tmp") left.
+void expect_only(const std::filesystem::path& dir, std::set<std::string> names) {
+    std::set<std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) found.insert(entry.path().filename().string());
+    EXPECT_EQ(found, names) << dir;
+}
+
+// A symbolic link is followed; a FIFO (as /dev/null or /dev/stdout would be) is written through, not
+// replaced by a regular file; a link to a file not there yet makes that file.
+TEST_F(CtformerRunHostile, SpecialOutputsAreWrittenThroughOrFollowedNeverReplaced) {
+    const std::filesystem::path dir = test::temp_path("special");
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directory(dir);
+    std::ofstream(dir / "target.npy") << "what was there";
+    std::filesystem::create_symlink("target.npy", dir / "link.npy");
+    std::filesystem::create_symlink("new.npy", dir / "dangling.npy");
+    ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+    const std::string weights = "--weights " + in_temp("w.safetensors") + " --input " + in_temp("x.npy");
+    const outcome linked = ctformer_run(weights + " --output " + (dir / "link.npy").string());
+    ASSERT_EQ(linked.status, 0) << linked.printed;
+    EXPECT_TRUE(std::filesystem::is_symlink(dir / "link.npy"));
+    EXPECT_EQ(ctf::read_npy(dir / "target.npy").dims, (ctf::dims_t{2, 3, 512}));
+    ASSERT_EQ(ctformer_run(weights + " --output " + (dir / "dangling.npy").string()).status, 0);
+    EXPECT_TRUE(std::filesystem::is_symlink(dir / "dangling.npy"));
+    EXPECT_EQ(ctf::read_npy(dir / "new.npy").dims, (ctf::dims_t{2, 3, 512}));
+    const outcome piped = test::run_command("(" + std::string(CTFORMER_RUN) + " " + weights + " --output " +
+                                            (dir / "fifo").string() + " & cat " + (dir / "fifo").string() + " > " +
+                                            (dir / "from_fifo.npy").string() + "; wait $!)");
+    ASSERT_EQ(piped.status, 0) << piped.printed;
+    EXPECT_TRUE(std::filesystem::is_fifo(dir / "fifo"));
+    EXPECT_EQ(ctf::read_npy(dir / "from_fifo.npy").data, ctf::read_npy(dir / "target.npy").data);
+    expect_only(dir, {"target.npy", "link.npy", "dangling.npy", "new.npy", "fifo", "from_fifo.npy"});
+    std::filesystem::remove_all(dir);
+}
+
+// A device that refuses the bytes is an error exit (writing to /dev/full leaves it as it is).
+TEST_F(CtformerRunHostile, AnOutputThatCannotBeWrittenIsAnError) {
+    expect_failure(args("unused") + " --attention-weights /dev/full", 1, "/dev/full: write failed: No space left on device");
+    EXPECT_TRUE(std::filesystem::is_character_file("/dev/full"));
+}
+
+// A 250-byte name is written (its temporary's name is short); a name or a directory too long for the
+// system is refused up front for that reason, not as a directory that does not exist.
+TEST_F(CtformerRunHostile, LongOutputNamesAreWrittenOrRefusedForWhatTheyAre) {
+    const std::filesystem::path dir = test::temp_path("long");
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directory(dir);
+    const std::string weights = "--weights " + in_temp("w.safetensors") + " --input " + in_temp("x.npy") + " --output ";
+    const std::string name250 = std::string(246, 'y') + ".npy";
+    const outcome written = ctformer_run(weights + (dir / name250).string());
+    ASSERT_EQ(written.status, 0) << written.printed;
+    EXPECT_EQ(ctf::read_npy(dir / name250).dims, (ctf::dims_t{2, 3, 512}));
+    expect_only(dir, {name250});
+    expect_failure(weights + (dir / (std::string(296, 'y') + ".npy")).string(), 1,
+                   "y.npy: cannot be used: File name too long");
+    expect_failure(weights + (dir / std::string(300, 'd') / "y.npy").string(), 1,
+                   "/y.npy: cannot be used: File name too long");
+    std::filesystem::remove_all(dir);
 }
 
 TEST_F(CtformerRunHostile, StreamsAreReadAndAFifoWithoutWriterDoesNotHang) {
