@@ -2,10 +2,12 @@
 // the system takes its name, no two outputs share a path, no output is one of the inputs), and written so
 // that a run that fails part way leaves every one as it was. A symbolic link is followed to what it
 // names. A regular file (or one not there yet) is written to a short-named temporary beside it, and
-// all are renamed into place only once every one is ready. Anything else (a device such as /dev/null or /dev/full, a
+// all are renamed into place only once every one is ready; SIGINT, SIGTERM, SIGHUP or SIGPIPE
+// before then removes the temporaries. Anything else (a device such as /dev/null or /dev/full, a
 // FIFO) is written through, never replaced by a regular file.
 #pragma once
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -34,10 +36,12 @@ public:
                     throw ctformer::file_error(path, "", "is an input too (" + input + "); it would be overwritten");
             targets_.push_back(std::move(o));
         }
+        arm_signals();
     }
     output_files(const output_files&) = delete;
     output_files& operator=(const output_files&) = delete;
     ~output_files() {
+        disarm_signals();
         std::error_code ignored;
         if (!committed_)
             for (const output& o : targets_)
@@ -100,7 +104,35 @@ private:
         return fs::weakly_canonical(fs::absolute(a), error) == fs::weakly_canonical(fs::absolute(b), error);
     }
 
+    // The temporaries removed by a signal that ends the process: only what is async-signal-safe
+    // (unlink, signal, raise) runs in the handler, over paths fixed before it is installed.
+    static inline std::vector<const char*> armed_;
+    static constexpr int stopping_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+
+    static void remove_and_stop(int signal) {
+        for (const char* temporary : armed_) ::unlink(temporary);
+        ::signal(signal, SIG_DFL);
+        ::raise(signal);
+    }
+
+    void arm_signals() {
+        for (const output& o : targets_)
+            if (!o.temporary.empty()) armed_.push_back(o.temporary.c_str());
+        struct sigaction action {};
+        action.sa_handler = &remove_and_stop;
+        for (std::size_t i = 0; i < std::size(stopping_signals); ++i) {
+            ::sigaction(stopping_signals[i], nullptr, &previous_[i]);
+            if (previous_[i].sa_handler != SIG_IGN) ::sigaction(stopping_signals[i], &action, nullptr);  // kept ignored
+        }
+    }
+
+    void disarm_signals() {
+        for (std::size_t i = 0; i < std::size(stopping_signals); ++i) ::sigaction(stopping_signals[i], &previous_[i], nullptr);
+        armed_.clear();
+    }
+
     std::vector<output> targets_;
+    struct sigaction previous_[std::size(stopping_signals)] {};
     bool committed_ = false;
 };
 

@@ -279,6 +279,23 @@ TEST_F(CtformerRunHostile, LongOutputNamesAreWrittenOrRefusedForWhatTheyAre) {
     std::filesystem::remove_all(dir);
 }
 
+// SIGTERM while the outputs are being written: y's temporary is written, then the attention
+// weights' FIFO, without a reader, holds the run until the signal; the temporary goes with it.
+TEST_F(CtformerRunHostile, ARunStoppedBySignalLeavesNoTemporary) {
+    const std::filesystem::path dir = test::temp_path("stopped");
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directory(dir);
+    ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+    const std::string d = dir.string();
+    const outcome stopped = test::run_command(
+        "(" + std::string(CTFORMER_RUN) + " --weights " + in_temp("w.safetensors") + " --input " + in_temp("x.npy") +
+        " --output " + d + "/y.npy --attention-weights " + d + "/fifo & pid=$!; for i in $(seq 600); do "
+        "ls -A " + d + " | grep -q '^[.]ctformer-' && break; sleep 0.1; done; kill -TERM $pid; wait $pid; echo status $?)");
+    EXPECT_NE(stopped.printed.find("status 143"), std::string::npos) << stopped.printed;  // 128 + SIGTERM
+    expect_only(dir, {"fifo"});
+    std::filesystem::remove_all(dir);
+}
+
 TEST_F(CtformerRunHostile, StreamsAreReadAndAFifoWithoutWriterDoesNotHang) {
     ASSERT_EQ(ctformer_run(args("from_file")).status, 0);
     const outcome piped = test::run_command("cat " + in_temp("x.npy") + " | " + std::string(CTFORMER_RUN) +
