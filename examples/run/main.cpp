@@ -3,8 +3,10 @@
 // to the configuration's longest runs as it is, nothing padded.
 //   ctformer-run --weights layer.safetensors --input x.npy --output y.npy
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -144,6 +146,29 @@ void refuse_what_cannot_fit(const ctf::any_model& model, const arguments& a, con
                                                mebibytes(available) + " are available");
 }
 
+// The weights bound as the file names them. A name the model reads that the file holds in a dtype
+// other than a float one (I32, I64: ids, no weights) is named with its dtype, not said to be
+// missing; a strict refusal of tensors the model does not read names --non-strict.
+void bind_weights(ctf::any_model& model, const arguments& a) {
+    std::map<std::string, std::string, std::less<>> dtypes;
+    ctf::tensor_map weights;
+    {
+        const ctf::safetensors_file file(a.weights);
+        for (const auto& [name, entry] : file.entries()) dtypes.emplace(name, entry.dtype);
+        weights = ctf::split_in_projections(file.tensors());
+    }
+    try {
+        model.bind(weights, {.strict = !a.non_strict});
+    } catch (const ctf::missing_tensor& e) {
+        if (const auto found = dtypes.find(e.tensor()); found != dtypes.end())
+            throw ctf::file_error(a.weights, e.tensor(), "dtype " + found->second + " is not a floating-point type (F32, F16 or BF16)");
+        throw;
+    } catch (const ctf::unexpected_tensor& e) {
+        throw ctf::file_error(a.weights, "", std::to_string(e.names().size()) + " tensor(s) the model does not read: " +
+                                                 ctf::unexpected_tensor::joined(e.names()) + " (run with --non-strict to allow it)");
+    }
+}
+
 int run_model(const arguments& a) {
     const run::configuration& c = find_configuration(a.config);
     const bool keep_weights = !a.attention_weights.empty();
@@ -164,7 +189,7 @@ int run_model(const arguments& a) {
     ctf::host_tensor<float> x = batched_input(std::move(input), c, a.input);
     const ctf::extent_values at{x.dims[0], {x.dims[1]}};
     refuse_what_cannot_fit(*model, a, at, threads);
-    model->bind(ctf::load_state_dict(a.weights), {.strict = !a.non_strict});
+    bind_weights(*model, a);
     ctf::tensor_map inputs;
     inputs.emplace("x", std::move(x));
     ctf::host_tensor<float> y, weights;
@@ -186,6 +211,16 @@ int run_model(const arguments& a) {
     return 0;
 }
 
+// `status`, unless what was printed (--explain, --profile, --help) could not all be written.
+int printed(int status) {
+    errno = 0;
+    std::cout.flush();
+    if (std::cout) return status;
+    std::cerr << "ctformer-run: the standard output cannot be written" << (errno ? std::string(": ") + std::strerror(errno) : "")
+              << "\n";
+    return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -193,9 +228,9 @@ int main(int argc, char** argv) {
         const arguments a = parse(std::span<char*>(argv + 1, static_cast<std::size_t>(argc - 1)));
         if (a.help) {
             print_usage(std::cout);
-            return 0;
+            return printed(0);
         }
-        return run_model(a);
+        return printed(run_model(a));
     } catch (const usage_error& e) {
         std::cerr << "ctformer-run: " << e.what() << "\n\n";
         print_usage(std::cerr);

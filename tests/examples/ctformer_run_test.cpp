@@ -258,6 +258,10 @@ TEST_F(CtformerRunHostile, SpecialOutputsAreWrittenThroughOrFollowedNeverReplace
 TEST_F(CtformerRunHostile, AnOutputThatCannotBeWrittenIsAnError) {
     expect_failure(args("unused") + " --attention-weights /dev/full", 1, "/dev/full: write failed: No space left on device");
     EXPECT_TRUE(std::filesystem::is_character_file("/dev/full"));
+    const outcome explained = test::run_command("(" + std::string(CTFORMER_RUN) + " --explain > /dev/full)");
+    EXPECT_EQ(explained.status, 1) << explained.printed;
+    EXPECT_NE(explained.printed.find("ctformer-run: the standard output cannot be written"), std::string::npos)
+        << explained.printed;
 }
 
 // A 250-byte name is written (its temporary's name is short); a name or a directory too long for the
@@ -317,12 +321,26 @@ TEST_F(CtformerRunHostile, WeightsAreLoadedStrictlyByTheFilesNames) {
     weights.erase("x");
     weights["decoder.stray.weight"] = ctf::host_tensor<float>({4});
     ctf::write_safetensors(in_temp("extra.safetensors"), weights);
-    expect_failure(files("extra", "x", "y"), 1, "does not read: 'decoder.stray.weight'");
+    expect_failure(files("extra", "x", "y"), 1, "does not read: 'decoder.stray.weight' (run with --non-strict to allow it)");
     EXPECT_EQ(ctformer_run(files("extra", "x", "y") + " --non-strict").status, 0);
     weights.erase("decoder.stray.weight");
     weights.erase("self_attn.in_proj_weight");
     ctf::write_safetensors(in_temp("no_in_proj.safetensors"), weights);
     expect_failure(files("no_in_proj", "x", "y"), 1, "'self_attn.in_proj_weight' is missing (expected shape [_1536,_512])");
+}
+
+// A weight of the right name but stored I32 is named with its dtype, not said to be missing.
+TEST_F(CtformerRunHostile, AnIntegerWeightIsNamedWithItsDtype) {
+    ctf::tensor_map weights = with_pytorch_names(tensors);
+    weights.erase("x");
+    ctf::write_safetensors(in_temp("ints.safetensors"), weights);
+    std::string bytes = read_back("ints.safetensors");
+    const std::size_t entry = bytes.find("\"linear1.weight\"");
+    ASSERT_NE(entry, std::string::npos);
+    bytes.replace(bytes.find("\"F32\"", entry), 5, "\"I32\"");  // 4 bytes an element either way
+    std::ofstream(in_temp("ints.safetensors"), std::ios::binary) << bytes;
+    expect_failure(files("ints", "x", "y"), 1,
+                   "ints.safetensors, tensor 'linear1.weight': dtype I32 is not a floating-point type (F32, F16 or BF16)");
 }
 
 TEST_F(CtformerRunHostile, MessagesHaveOnePrefixAndNameTheFile) {
