@@ -5,8 +5,9 @@
 //                        "__metadata__": {"key": "value", ...}}
 //   the rest       the data; offsets count from its first byte
 //
-// The file is read whole into memory (read, not mapped: see mapped_file.hpp). Every entry is
-// checked when the file is opened, before any byte of data is used: the header length (within the file, at most 100 MB), the JSON,
+// The file is read whole into memory (read, not mapped: see mapped_file.hpp), its header length
+// checked before the rest is read. Every entry is checked when the file is opened, before any byte
+// of data is used: the header length (within the file, at most 100 MB, at least 2 bytes), the JSON,
 // each key once in each of its objects (a tensor's name, an entry's "dtype"), a known dtype,
 // offsets inside the data and exactly shape × dtype bytes long, no two tensors overlapping.
 // F32, F16 and BF16 tensors read as fp32 (tensor()), I32 and I64 as int32 token ids (ids()); F64 is
