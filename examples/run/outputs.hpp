@@ -109,10 +109,10 @@ private:
     static inline std::vector<const char*> armed_;
     static constexpr int stopping_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
-    static void remove_and_stop(int signal) {
+    static void remove_and_stop(int number) {
         for (const char* temporary : armed_) ::unlink(temporary);
-        ::signal(signal, SIG_DFL);
-        ::raise(signal);
+        ::signal(number, SIG_DFL);
+        ::raise(number);
     }
 
     void arm_signals() {
