@@ -63,6 +63,21 @@ private:
     std::vector<std::string> names_;
 };
 
+// One weight given twice, by two names of the file: a {prefix}in_proj_weight and a separate
+// {prefix}q_proj_weight, or a mapped name and the name it maps to. Which one to use would be a guess
+// (PyTorch's strict load_state_dict refuses the second as an unexpected key).
+class conflicting_tensor : public error {
+public:
+    conflicting_tensor(const std::string& tensor, const std::string& first, const std::string& second)
+        : error("ctformer: tensor '" + tensor + "' is given twice, as '" + first + "' and as '" + second +
+                "': keep one of them in the checkpoint"),
+          tensor_(tensor) {}
+    const std::string& tensor() const { return tensor_; }
+
+private:
+    std::string tensor_;
+};
+
 // A tensor was given with a shape other than the declared one.
 class shape_mismatch : public error {
 public:

@@ -77,6 +77,34 @@ TEST(StateDict, UserNamesMapToCtformerNames) {
     }
 }
 
+// PyTorch's strict load refuses a separate q_proj_weight beside in_proj_weight; taking either one
+// silently would run a model with a weight the user may not have meant.
+TEST(StateDict, OneWeightGivenTwiceIsRefused) {
+    auto x = ctf::input<"x", ctf::batch, 3, 8>();
+    auto mha = ctf::nn::multi_head_attention<cfg, "self_attn.">(x);
+    ctf::tensor_map both = as_pytorch(ctf::reference::random_inputs(mha, 3), "self_attn.");
+    both.emplace("self_attn.k_proj_bias", ctf::host_tensor<float>({8}));
+    try {
+        ctf::load_state_dict(save(both, "twice.safetensors"));
+        ADD_FAILURE() << "k_proj_bias is given twice";
+    } catch (const ctf::conflicting_tensor& e) {
+        EXPECT_EQ(e.tensor(), "self_attn.k_proj_bias");
+        EXPECT_NE(std::string(e.what()).find("self_attn.in_proj_bias"), std::string::npos) << e.what();
+    }
+    const auto path = save({{"W_q.weight", ctf::host_tensor<float>({2})}, {"q_proj_weight", ctf::host_tensor<float>({2})}},
+                           "mapped_twice.safetensors");
+    EXPECT_THROW(ctf::load_state_dict(path, {{"q_proj_weight", "W_q.weight"}}), ctf::conflicting_tensor);
+}
+
+// A map may exchange two names: each is read from the file's tensor of the other name.
+TEST(StateDict, NamesMapBothWays) {
+    const auto path = save({{"a", ctf::host_tensor<float>({1}, {1})}, {"b", ctf::host_tensor<float>({1}, {2})}},
+                           "swapped.safetensors");
+    const ctf::tensor_map loaded = ctf::load_state_dict(path, {{"a", "b"}, {"b", "a"}});
+    EXPECT_EQ(loaded.at("a").data, (std::vector<float>{2}));
+    EXPECT_EQ(loaded.at("b").data, (std::vector<float>{1}));
+}
+
 TEST(StateDict, InProjectionMustStackThree) {
     ctf::tensor_map bad{{"in_proj_bias", ctf::host_tensor<float>({4})}};
     EXPECT_THROW(ctf::split_in_projections(bad), ctf::shape_mismatch);

@@ -21,7 +21,8 @@ namespace ctformer {
 // ctformer name -> the name the file uses.
 using name_map = std::map<std::string, std::string>;
 
-// Each {prefix}in_proj_weight / in_proj_bias replaced by its three row blocks {prefix}q/k/v_proj_*.
+// Each {prefix}in_proj_weight / in_proj_bias replaced by its three row blocks {prefix}q/k/v_proj_*;
+// a block given separately too is a conflicting_tensor.
 inline tensor_map split_in_projections(tensor_map tensors) {
     tensor_map split;
     for (auto& [name, t] : tensors) {
@@ -37,24 +38,30 @@ inline tensor_map split_in_projections(tensor_map tensors) {
         const std::size_t part = t.size() / 3;
         const std::string prefix = name.substr(0, at), kind = name.substr(at + 8);  // "weight" or "bias"
         for (std::size_t p = 0; p < 3; ++p) {
+            const std::string part_name = prefix + in_projection_parts[p] + "_proj_" + kind;
+            if (tensors.contains(part_name)) throw conflicting_tensor(part_name, name, part_name);
             std::vector<float> values(t.data.begin() + p * part, t.data.begin() + (p + 1) * part);
-            split.insert_or_assign(prefix + in_projection_parts[p] + "_proj_" + kind,
-                                   host_tensor<float>(part_dims, std::move(values)));
+            split.insert_or_assign(part_name, host_tensor<float>(part_dims, std::move(values)));
         }
     }
     return split;
 }
 
-// `tensors` with each mapped name read from the file's name; names not in the map are kept.
+// `tensors` with each mapped name read from the file's name; names not in the map are kept. A file
+// that also holds a mapped-to name under that name is a conflicting_tensor.
 inline tensor_map renamed(tensor_map tensors, const name_map& names, const std::string& file = "the weights") {
+    tensor_map moved;
     for (const auto& [ours, theirs] : names) {
-        const auto found = tensors.find(theirs);
-        if (found == tensors.end()) throw file_error(file, theirs, "no tensor of this name (mapped to '" + ours + "')");
-        host_tensor<float> t = std::move(found->second);
-        tensors.erase(found);
-        tensors.insert_or_assign(ours, std::move(t));
+        auto node = tensors.extract(theirs);
+        if (node.empty()) throw file_error(file, theirs, "no tensor of this name (mapped to '" + ours + "')");
+        node.key() = ours;
+        moved.insert(std::move(node));
     }
-    return tensors;
+    for (auto& [name, t] : tensors) {
+        if (moved.contains(name)) throw conflicting_tensor(name, names.at(name), name);
+        moved.emplace(name, std::move(t));
+    }
+    return moved;
 }
 
 // A .safetensors state_dict as ctformer's names, fp32.
