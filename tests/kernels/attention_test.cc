@@ -1,7 +1,7 @@
 // The fused attention kernel against the reference evaluator's scaled_dot_product_attention, on
 // every Highway target compiled in: square and cross shapes with tails, L = 1, causal masks with
 // Lq != Lk in both alignments, key padding, attend and additive masks, fully masked queries
-// (zeros), and logits near ±90.
+// (zeros), logits near ±90, and scores that overflow (NaN).
 // Tolerance: values are uniform in [-1, 1], so outputs (weighted means of value rows) are within ±1;
 // fp32 against the double reference stays within 1e-5 + 1e-4·|want|, logits near ±90 included.
 #undef HWY_TARGET_INCLUDE
@@ -12,6 +12,7 @@
 #include <hwy/tests/hwy_gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include <ctformer/ctformer.hpp>
@@ -147,6 +148,37 @@ void TestAttendAndAdditiveMasks() {
     check_masks<8>(33, 5);         // fewer keys than one vector
 }
 
+// Scores that overflow to -inf are not masked keys: a row that sees a key, every score of it -inf,
+// is NaN (PyTorch's softmax of such a row), never a finite answer; rows the masks bar wholly stay
+// zeros. q = 1e30, k = -1e30: every score -inf. Bottom-right causal with 70 queries over 5 keys: the
+// first 65 see no key; the additive mask bars every key of row 66 (-inf) and none of the others.
+void TestOverflowedScoresAreNaN() {
+    constexpr std::size_t D = 16, lq = 70, lk = 5;
+    const std::vector<float> q(lq * D, 1e30f), key(lk * D, -1e30f), v(lk * D, 1.0f);
+    std::vector<float> additive(lq * lk, 0.0f);
+    std::fill_n(&additive[66 * lk], lk, -std::numeric_limits<float>::infinity());
+    const k::attention_args args{0.25f, nullptr, {nullptr, 0}, {additive.data(), lk}};
+    const auto expect_row = [](const float* row, std::size_t n, std::size_t i, const char* path) {
+        for (std::size_t c = 0; c < n; ++c) {
+            if (i < 65 || i == 66) EXPECT_EQ(row[c], 0.0f) << path << " row " << i << " is wholly masked";
+            else EXPECT_TRUE(std::isnan(row[c])) << path << " row " << i << ": " << row[c];
+        }
+    };
+    using scratch_type = kt::attention_scratch<D, D>;
+    const auto memory = hwy::AllocateAligned<std::byte>(scratch_type::bytes(lq, lk));
+    scratch_type scratch(memory.get(), lq, lk);
+    std::vector<float> out(lq * D, -12345.0f);
+    kt::attention<D, D, causality::bottom_right>(q.data(), key.data(), v.data(), out.data(), args, scratch);
+    for (std::size_t i = 0; i < lq; ++i) expect_row(&out[i * D], D, i, "attention");
+
+    using probability_scratch = kt::attention_scratch<D, 0>;
+    const auto probability_memory = hwy::AllocateAligned<std::byte>(probability_scratch::bytes(lq, lk));
+    probability_scratch ps(probability_memory.get(), lq, lk);
+    std::vector<float> p(lq * lk, -12345.0f);
+    kt::probability_rows<D, causality::bottom_right>({q.data(), D}, {key.data(), D}, 0, lq, {p.data(), lk}, args, ps);
+    for (std::size_t i = 0; i < lq; ++i) expect_row(&p[i * lk], lk, i, "probabilities");
+}
+
 }  // namespace ctformer::tests::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -158,5 +190,6 @@ HWY_EXPORT_AND_TEST_P(AttentionKernel, TestCausal);
 HWY_EXPORT_AND_TEST_P(AttentionKernel, TestPaddingAndFullyMaskedRows);
 HWY_EXPORT_AND_TEST_P(AttentionKernel, TestLargeLogits);
 HWY_EXPORT_AND_TEST_P(AttentionKernel, TestAttendAndAdditiveMasks);
+HWY_EXPORT_AND_TEST_P(AttentionKernel, TestOverflowedScoresAreNaN);
 }  // namespace ctformer::tests
 #endif

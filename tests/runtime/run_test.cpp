@@ -7,6 +7,7 @@
 #include <ctformer/inspect/profile.hpp>
 
 #include <cstdio>
+#include <functional>
 #include <iterator>
 #include <set>
 #include <sstream>
@@ -156,6 +157,31 @@ TEST(Run, OverflowingActivationsAreRightOrNaN) {
         }
         std::printf("inputs ×%g: %zu of the scaled rows' %zu outputs NaN, the rest as in double precision\n", scale,
                     nan, 8 * std::size_t{64});
+    }
+}
+
+// Inputs at fp32's largest, the whole batch: the Q/K/V products overflow, every score of a row may
+// be -inf, and that is no masked row (zeros): each output is the double answer or NaN, as PyTorch's
+// is NaN.
+TEST(Run, InputsNearTheLargestFloatGiveTheAnswerOrNaN) {
+    auto graph = ctf::nn::encoder_layer<cfg>(x);
+    auto model = ctf::compile(graph);
+    const std::pair<const char*, std::function<float(std::size_t)>> fills[] = {
+        {"3.4e38", [](std::size_t) { return 3.4e38f; }},
+        {"±3.4e38 alternating", [](std::size_t i) { return i % 2 ? 3.4e38f : -3.4e38f; }},
+        {"±3.4e38 halves", [](std::size_t i) { return i < 37 * 64 ? 3.4e38f : -3.4e38f; }},
+        {"2.5e38", [](std::size_t) { return 2.5e38f; }}};
+    for (const auto& [name, fill] : fills) {
+        ctf::tensor_map inputs = ctf::reference::random_inputs(graph, 2, 17);
+        ctf::host_tensor<float>& in = inputs.at("x");
+        for (std::size_t i = 0; i < in.size(); ++i) in[i] = fill(i);
+        model.bind(inputs);
+        const ctf::host_tensor<float> got = model.run(inputs, {2});
+        const ctf::host_tensor<double> want = ctf::reference::evaluate(graph, inputs);
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            if (std::isnan(got[i])) continue;
+            ASSERT_NEAR(got[i], want[i], 1e-4 + 1e-3 * std::abs(want[i])) << "inputs " << name << " at " << i;
+        }
     }
 }
 

@@ -203,8 +203,8 @@ void block_scores(strided_rows<const float> q, std::size_t row, std::size_t firs
 }
 
 // Turns a row's scores [0, columns) into p = exp(score - m_new), updates its running max m and sum
-// l, and returns the factor by which its output so far must be rescaled. A block with every key
-// masked gives p = 0.
+// l, and returns the factor by which its output so far must be rescaled. A block of -inf scores
+// gives p = 0; a NaN among them (which Max may pass over) makes l NaN.
 inline float online_softmax_step(float* scores, std::size_t columns, float& m, float& l) {
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d);
@@ -212,6 +212,8 @@ inline float online_softmax_step(float* scores, std::size_t columns, float& m, f
     for (std::size_t c = lanes; c < columns; c += lanes) max = hn::Max(max, hn::Load(d, scores + c));
     const float block_max = hn::GetLane(hn::MaxOfLanes(d, max));
     if (block_max == -std::numeric_limits<float>::infinity()) {
+        if (std::any_of(scores, scores + columns, [](float x) { return std::isnan(x); }))
+            l = std::numeric_limits<float>::quiet_NaN();
         std::fill_n(scores, columns, 0.0f);
         return 1.0f;
     }
@@ -283,12 +285,26 @@ void query_block(strided_rows<const float> q, std::size_t row, std::size_t t, st
     if (pairs_end < dv) accumulate_values<Rows, 1>(s.scores, keys, values, dv, correction, o, pairs_end);
 }
 
-// out[0, n) = o / l, a row of the running output over its sum of weights; zeros where l = 0 (every
-// key masked); a NaN stays. o is padded to whole vectors.
+// What a row of query i whose every score is -inf holds: zeros when the masks (its causal limit, lk,
+// key padding, the attend mask's zeros, the additive mask's -inf) bar every key; NaN when some key's
+// score overflowed to -inf, as PyTorch's softmax gives, never a finite answer that is wrong.
+template <causality Causal>
+float empty_row_value(const attention_args& args, std::size_t i, std::size_t lq, std::size_t lk) {
+    constexpr float barred = -std::numeric_limits<float>::infinity();
+    for (std::size_t key = 0; key < visible_keys<Causal>(i, lq, lk); ++key) {
+        const bool masked = (args.key_attend && args.key_attend[key] == 0.0f) ||
+                            (args.attend.data && args.attend.row(i)[key] == 0.0f) ||
+                            (args.additive.data && args.additive.row(i)[key] == barred);
+        if (!masked) return std::numeric_limits<float>::quiet_NaN();
+    }
+    return 0.0f;
+}
+
+// out[0, n) = o / l, a row of the running output over its sum of weights (l > 0, or NaN: a NaN
+// stays). o is padded to whole vectors.
 inline void normalize_row(const float* o, float l, std::size_t n, float* out) {
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d);
-    if (l == 0.0f) return static_cast<void>(std::fill_n(out, n, 0.0f));
     const auto sum = hn::Set(d, l);
     const std::size_t whole = n - n % lanes;
     for (std::size_t c = 0; c < whole; c += lanes) hn::StoreU(hn::Div(hn::Load(d, o + c), sum), d, out + c);
@@ -315,7 +331,12 @@ void attend_rows(strided_rows<const float> q, strided_rows<const float> k, strid
                 query_block<Rows, Dk, Dv, Causal>(q, row, row - tile, first, values, args, s);
             });
         }
-        for (std::size_t t = 0; t < rows; ++t) normalize_row(&s.out[t * dv], s.l[t], Dv, out.row(tile + t));
+        for (std::size_t t = 0; t < rows; ++t) {
+            if (s.l[t] == 0.0f)  // no weight: every score -inf
+                std::fill_n(out.row(tile + t), Dv, empty_row_value<Causal>(args, tile + t, s.lq, s.lk));
+            else
+                normalize_row(&s.out[t * dv], s.l[t], Dv, out.row(tile + t));
+        }
     }
 }
 
@@ -350,7 +371,9 @@ void probability_rows(strided_rows<const float> q, strided_rows<const float> k, 
                 }
             });
         }
-        for (std::size_t row = tile; row < tile_end; ++row) softmax(1, s.lk, out.row(row), out.row(row));
+        for (std::size_t row = tile; row < tile_end; ++row)
+            if (!softmax_row(s.lk, out.row(row), out.row(row)))
+                std::fill_n(out.row(row), s.lk, empty_row_value<Causal>(args, row, s.lq, s.lk));
     }
 }
 

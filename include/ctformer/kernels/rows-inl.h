@@ -92,30 +92,32 @@ void residual_layer_norm(std::size_t rows, const float* x, const float* residual
     }
 }
 
-// out[r] = softmax(x[r]) over n columns, for rows r (the row length is a sequence's: run time).
-inline void softmax(std::size_t rows, std::size_t n, const float* x, float* out) {
+// out = softmax(x) over a row of n columns; false, with zeros, for a row of -inf (NaN where one
+// of them is NaN, as for any row that holds one).
+inline bool softmax_row(std::size_t n, const float* x, float* out) {
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d), vector_end = n - n % lanes;
-    for (std::size_t r = 0; r < rows; ++r) {
-        const float* xr = x + r * n;
-        float* o = out + r * n;
-        float max = -std::numeric_limits<float>::infinity();
-        for (std::size_t i = 0; i < n; ++i) max = xr[i] > max ? xr[i] : max;
-        if (max == -std::numeric_limits<float>::infinity()) {  // every entry masked
-            for (std::size_t i = 0; i < n; ++i) o[i] = 0.0f;
-            continue;
-        }
-        const auto m = hn::Set(d, max);
-        for (std::size_t i = 0; i < vector_end; i += lanes)
-            hn::StoreU(exp_nonpositive(d, hn::Sub(hn::LoadU(d, xr + i), m)), d, o + i);
-        for (std::size_t i = vector_end; i < n; ++i) o[i] = std::exp(xr[i] - max);
-        const float inv = 1.0f / row_sum(n, [&](std::size_t j) { return hn::LoadU(d, o + j); },
-                                         [&](std::size_t j) { return o[j]; });
-        const auto inv_v = hn::Set(d, inv);
-        for (std::size_t i = 0; i < vector_end; i += lanes)
-            hn::StoreU(hn::Mul(hn::LoadU(d, o + i), inv_v), d, o + i);
-        for (std::size_t i = vector_end; i < n; ++i) o[i] *= inv;
+    float max = -std::numeric_limits<float>::infinity();
+    for (std::size_t i = 0; i < n; ++i) max = x[i] > max ? x[i] : max;
+    if (max == -std::numeric_limits<float>::infinity()) {
+        const bool nan = std::any_of(x, x + n, [](float v) { return std::isnan(v); });
+        std::fill_n(out, n, nan ? std::numeric_limits<float>::quiet_NaN() : 0.0f);
+        return nan;
     }
+    const auto m = hn::Set(d, max);
+    for (std::size_t i = 0; i < vector_end; i += lanes) hn::StoreU(exp_nonpositive(d, hn::Sub(hn::LoadU(d, x + i), m)), d, out + i);
+    for (std::size_t i = vector_end; i < n; ++i) out[i] = std::exp(x[i] - max);
+    const float inv = 1.0f / row_sum(n, [&](std::size_t j) { return hn::LoadU(d, out + j); },
+                                     [&](std::size_t j) { return out[j]; });
+    const auto inv_v = hn::Set(d, inv);
+    for (std::size_t i = 0; i < vector_end; i += lanes) hn::StoreU(hn::Mul(hn::LoadU(d, out + i), inv_v), d, out + i);
+    for (std::size_t i = vector_end; i < n; ++i) out[i] *= inv;
+    return true;
+}
+
+// out[r] = softmax(x[r]) over n columns, for rows r (the row length is a sequence's: run time).
+inline void softmax(std::size_t rows, std::size_t n, const float* x, float* out) {
+    for (std::size_t r = 0; r < rows; ++r) softmax_row(n, x + r * n, out + r * n);
 }
 
 }  // namespace ctformer::kernels::HWY_NAMESPACE
