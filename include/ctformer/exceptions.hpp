@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "dims.hpp"
+
 namespace ctformer {
 
 // Every message with its control characters escaped (a newline as \n, ESC as \x1b): the names in
@@ -107,20 +109,30 @@ private:
 };
 
 // A token id outside the vocabulary of the embedding that reads it: the ids' tensor, where in it
-// ("[1,7]"), the id, and the table's name and row count.
+// (index {1, 7}, shown "[1,7]"), the id, and the table's name and row count.
 class token_id_out_of_range : public error {
 public:
-    token_id_out_of_range(const std::string& tensor, const std::string& where, long long id, const std::string& table,
+    token_id_out_of_range(const std::string& tensor, const dims_t& index, long long id, const std::string& table,
                           std::size_t vocabulary)
-        : error("ctformer: tensor '" + tensor + "' holds the token id " + std::to_string(id) + " at " + where +
-                ", outside the vocabulary of '" + table + "': ids from 0 to " + std::to_string(vocabulary - 1)),
-          tensor_(tensor), id_(id), vocabulary_(vocabulary) {}
+        : error("ctformer: tensor '" + tensor + "' holds the token id " + std::to_string(id) + " at " +
+                to_string(index) + ", outside the vocabulary of '" + table + "': ids from 0 to " +
+                std::to_string(vocabulary - 1)),
+          tensor_(tensor), table_(table), index_(index), id_(id), vocabulary_(vocabulary) {}
     const std::string& tensor() const { return tensor_; }
+    const dims_t& index() const { return index_; }
     long long id() const { return id_; }
     std::size_t vocabulary() const { return vocabulary_; }
 
+    // The same error `sequences` sequences further into the batch: a chunk's, told as the batch's.
+    token_id_out_of_range in_batch_from(std::size_t sequences) const {
+        dims_t index = index_;
+        index.at(0) += sequences;
+        return {tensor_, index, id_, table_, vocabulary_};
+    }
+
 private:
-    std::string tensor_;
+    std::string tensor_, table_;
+    dims_t index_;
     long long id_;
     std::size_t vocabulary_;
 };

@@ -12,35 +12,10 @@
 #include <utility>
 #include <vector>
 
+#include "dims.hpp"
 #include "exceptions.hpp"
 
 namespace ctformer {
-
-using dims_t = std::vector<std::size_t>;
-
-inline std::size_t element_count(const dims_t& dims) {
-    return std::accumulate(dims.begin(), dims.end(), std::size_t{1}, std::multiplies<>{});
-}
-
-// "[2,10,512]"
-inline std::string to_string(const dims_t& dims) {
-    std::string text = "[";
-    for (std::size_t i = 0; i < dims.size(); ++i) {
-        if (i) text += ',';
-        text += std::to_string(dims[i]);
-    }
-    return text + "]";
-}
-
-// "[1,7]": where the element at `flat` is in a row-major tensor of `dims`.
-inline std::string index_text(const dims_t& dims, std::size_t flat) {
-    dims_t index(dims.size());
-    for (std::size_t i = dims.size(); i-- > 0;) {
-        index[i] = flat % dims[i];
-        flat /= dims[i];
-    }
-    return to_string(index);
-}
 
 // Why a token id read from a file's int64 values cannot be int32 ("the token id 2147483648 at [1]
 // does not fit int32"), or "" when it fits.

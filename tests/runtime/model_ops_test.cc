@@ -93,6 +93,12 @@ void TestEmbeddings() {
             EXPECT_NE(std::string(e.what()).find("': ids from 0 to 36"), std::string::npos) << e.what();
         }
         EXPECT_THROW(reference::evaluate(model.graph(), inputs, given), token_id_out_of_range);
+        try {  // a batch run in chunks of one sequence: still the place in the whole batch
+            model.run(inputs, given, {.max_activation_bytes = 1});
+            ADD_FAILURE() << "id " << bad << " ran in chunks";
+        } catch (const token_id_out_of_range& e) {
+            EXPECT_EQ(e.index(), (dims_t{1, 1})) << e.what();
+        }
         EXPECT_NO_THROW(model.run(inputs, ids));
     }
     tensor_map as_floats = inputs;  // ids given as floats: named as token ids

@@ -68,7 +68,7 @@ inline value apply(embedding_op<false>, const dims_t& out, const value& table, c
     value y(out);
     for (std::size_t i = 0; i < ids.size(); ++i) {
         if (!(ids[i] >= 0 && ids[i] < double(rows)))
-            throw token_id_out_of_range("ids", index_text(ids.dims, i), static_cast<long long>(ids[i]), "table", rows);
+            throw token_id_out_of_range("ids", index_of(ids.dims, i), static_cast<long long>(ids[i]), "table", rows);
         std::copy_n(&table[static_cast<std::size_t>(ids[i]) * width], width, &y[i * width]);
     }
     return y;

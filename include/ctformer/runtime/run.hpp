@@ -115,7 +115,11 @@ public:
                                      scratch_.data(), options_.cache ? options_.cache->block(k, iteration, chunk_first_)
                                                                      : plan::cache_block{}};
         const auto start = std::chrono::steady_clock::now();
-        s.launch(s, args);
+        try {
+            s.launch(s, args);
+        } catch (const token_id_out_of_range& e) {  // told where in the chunk, from sequence chunk_first_
+            throw batched_input(e.tensor()) ? e.in_batch_from(chunk_first_) : e;
+        }
         if (options_.profile)
             options_.profile->push_back({k, iteration, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
         if (const auto kept = keeps_.find({k, iteration}); kept != keeps_.end())
@@ -139,6 +143,10 @@ public:
 
 private:
     static bool batched(const plan::slot& v) { return !v.extents.empty() && v.extents[0] == batch; }
+    bool batched_input(const std::string& name) const {
+        return std::any_of(p_.slots.begin(), p_.slots.end(),
+                           [&](const plan::slot& v) { return v.kind == plan::slot_kind::input && v.name == name && batched(v); });
+    }
 
     // The value of slot v for this chunk, written into its place in the whole batch's tensor.
     void keep(const plan::slot& v, const float* data, host_tensor<float>& into) const {

@@ -62,7 +62,7 @@ struct embedding_step {
         const std::size_t tokens = elements<shape_of_t<Ids>>(a.extents), length = extent<Ids>(a.extents);
         for (std::size_t t = 0; t < tokens; ++t)
             if (ids[t] < 0 || static_cast<std::size_t>(ids[t]) >= vocabulary)
-                throw token_id_out_of_range(name_or<Ids>("ids"), index_text(dims_of<shape_of_t<Ids>>(a.extents), t), ids[t],
+                throw token_id_out_of_range(name_or<Ids>("ids"), index_of(dims_of<shape_of_t<Ids>>(a.extents), t), ids[t],
                                             name_or<Table>("table"), vocabulary);
         const float* position_rows = positions ? a.reads[2] + a.extents.position * width : nullptr;
         runtime::parallel_for(tokens / length, a.threads, [&](std::size_t sequence, int) {
