@@ -259,6 +259,7 @@ void TestMixedLengthErrors() {
     host_tensor<float> out;
     EXPECT_THROW(model.run(in, out, {.lengths = {3, 25}}), invalid_option);
     EXPECT_THROW(model.run(in, out, {.lengths = {3, 0}}), invalid_option);
+    EXPECT_THROW(model.run(in, out, {.lengths = {SIZE_MAX / 2, 2}}), invalid_option);  // refused before it is laid out
     EXPECT_THROW(model.run(in, out, {.lengths = {3, 4, 5}}), shape_mismatch);  // three lengths, two sequences
     try {
         model.run({{"x", host_tensor<float>({6, 8})}, {"pad", host_tensor<float>({7})}}, out, {.lengths = {3, 4}});

@@ -44,15 +44,8 @@ inline std::string mixed_lengths_refusal(const plan::program& p) {
 class mixed_batch {
 public:
     mixed_batch(const plan::program& p, std::span<const std::size_t> lengths, const tensor_map& inputs)
-        : ragged_(lengths), packed_(p.slots.size()), given_(p.slots.size(), nullptr) {
-        if (const std::string why = mixed_lengths_refusal(p); !why.empty())
-            throw invalid_option("run_options::lengths", std::to_string(lengths.size()) + " lengths",
-                                 "a model that can run a packed batch, but " + why);
+        : ragged_(checked(p, lengths)), packed_(p.slots.size()), given_(p.slots.size(), nullptr) {
         const std::size_t longest_allowed = maximum(p.slots[p.result].extents[1]);
-        for (std::size_t b = 0; b < lengths.size(); ++b)
-            if (lengths[b] == 0 || lengths[b] > longest_allowed)
-                throw invalid_option("run_options::lengths[" + std::to_string(b) + "]", std::to_string(lengths[b]),
-                                     "1 to " + std::to_string(longest_allowed));
         extents_seen unbatched;
         for (plan::slot_id s = 0; s < p.slots.size(); ++s) {
             const plan::slot& v = p.slots[s];
@@ -95,6 +88,20 @@ public:
     }
 
 private:
+    // The lengths, each from 1 to the longest p's result may be, and p one that runs a packed batch:
+    // checked before the packed batch is laid out (a length of 2⁶³ must not reach an allocation).
+    static std::span<const std::size_t> checked(const plan::program& p, std::span<const std::size_t> lengths) {
+        if (const std::string why = mixed_lengths_refusal(p); !why.empty())
+            throw invalid_option("run_options::lengths", std::to_string(lengths.size()) + " lengths",
+                                 "a model that can run a packed batch, but " + why);
+        const std::size_t longest_allowed = maximum(p.slots[p.result].extents[1]);
+        for (std::size_t b = 0; b < lengths.size(); ++b)
+            if (lengths[b] == 0 || lengths[b] > longest_allowed)
+                throw invalid_option("run_options::lengths[" + std::to_string(b) + "]", std::to_string(lengths[b]),
+                                     "1 to " + std::to_string(longest_allowed));
+        return lengths;
+    }
+
     static std::size_t row_floats(const std::vector<int>& extents) {
         std::size_t n = 1;
         for (std::size_t i = 2; i < extents.size(); ++i) n *= static_cast<std::size_t>(extents[i]);
