@@ -242,6 +242,11 @@ void TestDecoderDecodesAsItsFullForward() {
 
 // Attention that sees later positions has nothing to cache: such a model does not decode.
 void TestAModelThatCannotDecode() {
+    {  // and a model that can decodes no batch whose cache outgrows the address space, nor an empty one
+        auto gpt2 = rt::compile(nn::gpt2<tiny>(id_input<"input_ids", batch, upto<24>>()));
+        for (const std::size_t batch : {std::size_t{0}, std::size_t{1} << 62})
+            EXPECT_THROW(gpt2.start_decoding(batch), invalid_option) << batch;
+    }
     auto x = input<"x", batch, upto<8>, 8>();
     auto model = rt::compile(nn::scaled_dot_product_attention(x, x, x));
     try {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -27,14 +28,21 @@ public:
     kv_cache(const plan::program& p, std::size_t batch)
         : batch_(batch), stream_(stream_length(p)), capacity_(static_cast<std::size_t>(maximum(stream_))) {
         check_decodes(p);
-        std::size_t floats = 0;
+        std::size_t floats = 0;  // per sequence, then for the batch
         for (const plan::step& s : p.steps) {
             offset_.push_back(floats);
             per_sequence_.push_back(s.cache_floats ? s.cache_floats(capacity_) : 0);
             floats_read_.push_back(s.cache_floats_read);
             repeats_.push_back(s.repeat < 0 ? 1 : static_cast<std::size_t>(p.repeats[s.repeat].count));
-            floats += per_sequence_.back() * batch_ * repeats_.back();
+            floats += per_sequence_.back() * repeats_.back();
         }
+        const std::size_t most = std::numeric_limits<std::size_t>::max() / sizeof(float) / std::max<std::size_t>(floats, 1);
+        if (batch_ == 0 || batch_ > most)
+            throw invalid_option("the batch of start_decoding", std::to_string(batch_),
+                                 "1 to " + std::to_string(most) + " sequences (each caches " +
+                                     std::to_string(floats * sizeof(float)) + " bytes)");
+        for (std::size_t& offset : offset_) offset *= batch_;
+        floats *= batch_;
         find_steps_run_once(p);
         memory_ = hwy::AllocateAligned<float>(std::max<std::size_t>(floats, 1));
         if (!memory_) throw out_of_memory("the KV cache", floats * sizeof(float));
