@@ -92,7 +92,7 @@ void decode(benchmark::State& state) {
     for (std::size_t t = 0; t < generated; ++t) {
         ctf::extent_values at{batch, {1}};
         at.position = prompt + t;
-        bytes += ctf::decoding_work_of(model().program(), decoding.cache(), at, format).bytes;
+        bytes += ctf::decoding_work_of(model().program(), decoding.cache().layout(), at, format).bytes;
     }
     double seconds = 0;
     for (auto _ : state) {

@@ -11,6 +11,7 @@
 
 #include <ctformer/compile.hpp>
 #include <ctformer/ctformer.hpp>
+#include <ctformer/reference/evaluate.hpp>
 #include <ctformer/reference/random_inputs.hpp>
 
 constexpr ctf::nn::config seeds{.d_model = 512, .heads = 8};
@@ -50,7 +51,7 @@ int main() {
     const double one_thread_us = microseconds_per_call([&] { model.run(inputs, output, {.threads = 1}); }, 200);
     const double all_threads_us = microseconds_per_call([&] { model.run(inputs, output); }, 200);
     std::printf("time per call: reference evaluator %.0f us, compiled %.1f us on 1 thread, %.1f us on %d threads\n",
-                reference_us, one_thread_us, all_threads_us, ctf::runtime::thread_count(0));
+                reference_us, one_thread_us, all_threads_us, ctf::thread_count(0));
 
     // Where one run's time goes, step by step, against this core's FMA peak.
     std::vector<ctf::runtime::step_record> records;

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include <ctformer/runtime/npy.hpp>
-#include <ctformer/runtime/parallel.hpp>
+#include <ctformer/core/parallel.hpp>
 #include <ctformer/runtime/state_dict.hpp>
 
 #include "configurations.hpp"
@@ -92,8 +92,8 @@ int thread_count(const std::string& text) {
         n = std::stoi(text, &used);
     } catch (const std::logic_error&) {
     }
-    if (used != text.size() || n < 1 || n > ctf::runtime::most_threads())
-        throw usage_error("--threads needs a whole number from 1 to " + std::to_string(ctf::runtime::most_threads()) +
+    if (used != text.size() || n < 1 || n > ctf::most_threads())
+        throw usage_error("--threads needs a whole number from 1 to " + std::to_string(ctf::most_threads()) +
                           " (4 per hardware thread), not '" + text + "'");
     return n;
 }

@@ -16,7 +16,7 @@
 #include <system_error>
 #include <vector>
 
-#include <ctformer/exceptions.hpp>
+#include <ctformer/core/exceptions.hpp>
 
 namespace run {
 

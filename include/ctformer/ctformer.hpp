@@ -24,8 +24,7 @@
 #include "dsl/ops/softmax.hpp"
 #include "dsl/repeat.hpp"
 #include "dsl/tensor.hpp"
-#include "reference/evaluate.hpp"
-#include "exceptions.hpp"
-#include "host_tensor.hpp"
+#include "core/exceptions.hpp"
+#include "core/host_tensor.hpp"
 
 namespace ctf = ctformer;

@@ -9,6 +9,7 @@
 #include <hwy/targets.h>
 
 #include <ctformer/compile.hpp>
+#include <ctformer/reference/evaluate.hpp>
 #include <ctformer/reference/random_inputs.hpp>
 
 #include "support/compare.hpp"

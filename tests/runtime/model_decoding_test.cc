@@ -176,7 +176,7 @@ void expect_profile_counts_the_cache(const Model& model, const Decoding& decodin
     std::size_t cached = 0;
     double cached_read = 0;
     for (std::size_t k = 0; k < p.steps.size(); ++k) {
-        const decoding_work w = decoding_work_of(p, decoding.cache(), k, at, kernels::weight_format::fp32);
+        const decoding_work w = decoding_work_of(p, decoding.cache().layout(), k, at, kernels::weight_format::fp32);
         std::istringstream words(rows[k + 2]);
         const std::vector<std::string> all{std::istream_iterator<std::string>(words), {}};
         EXPECT_NEAR(std::stod(all[all.size() - 3]), w.bytes / 1e6, 0.006) << rows[k + 2];  // MB moved, to 2 places

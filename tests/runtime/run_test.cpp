@@ -99,9 +99,9 @@ TEST(Run, ThreadCountsAreBoundedBeforeOpenMPSeesThem) {
     auto model = ctf::compile(graph);
     const ctf::tensor_map inputs = ctf::reference::random_inputs(graph, 1);
     model.bind(inputs);
-    for (int threads : {-1, ctf::runtime::most_threads() + 1, 100000})
+    for (int threads : {-1, ctf::most_threads() + 1, 100000})
         EXPECT_THROW(model.run(inputs, {.threads = threads}), ctf::invalid_option) << threads;
-    EXPECT_NO_THROW(model.run(inputs, {.threads = ctf::runtime::most_threads()}));
+    EXPECT_NO_THROW(model.run(inputs, {.threads = ctf::most_threads()}));
 }
 
 // As PyTorch's strict load_state_dict: every missing name at once, and given names it does not

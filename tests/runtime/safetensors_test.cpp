@@ -11,6 +11,7 @@
 #include <string>
 
 #include <ctformer/ctformer.hpp>
+#include <ctformer/reference/evaluate.hpp>
 #include <ctformer/runtime/safetensors.hpp>
 
 #include "support/temp_path.hpp"

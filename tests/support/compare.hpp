@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include <ctformer/host_tensor.hpp>
+#include <ctformer/core/host_tensor.hpp>
 
 namespace test {
 

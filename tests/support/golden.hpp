@@ -9,6 +9,7 @@
 
 #include <ctformer/compile.hpp>
 #include <ctformer/ctformer.hpp>
+#include <ctformer/reference/evaluate.hpp>
 #include <ctformer/runtime/state_dict.hpp>
 
 #include "compare.hpp"

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <ctformer/ctformer.hpp>
+#include <ctformer/reference/evaluate.hpp>
 #include <ctformer/reference/random_inputs.hpp>
 
 #include "compare.hpp"

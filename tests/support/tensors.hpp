@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <ctformer/ctformer.hpp>
+#include <ctformer/reference/evaluate.hpp>
 
 #include "compare.hpp"
 

@@ -1,4 +1,4 @@
-// decoding_table(program, cache, extents, target, format): the plan of one decoding step as it runs at the cache's
+// decoding_table(program, cache layout, position, extents, target, format): the plan of one decoding step as it runs at the cache's
 // position: each step's kernel, shape, MFLOP and the bytes it moves (its operands and output once,
 // its packed weights, and for cached attention the keys and values it reads), a repeat's body step
 // summed over its iterations; then the work and bytes per new token. Decoding is bound by those
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "../plan/program.hpp"
-#include "../runtime/kv_cache.hpp"
+#include "../plan/cache_layout.hpp"
 #include "profile.hpp"
 
 namespace ctformer {
@@ -19,7 +19,7 @@ struct decoding_work {
 };
 
 // Step k's in a run of `at` (at.position the first new token's), every iteration of its repeat.
-inline decoding_work decoding_work_of(const plan::program& p, const runtime::kv_cache& cache, std::size_t k,
+inline decoding_work decoding_work_of(const plan::program& p, const plan::cache_layout& cache, std::size_t k,
                                       const plan::extent_values& at, kernels::weight_format format) {
     const plan::step& s = p.steps[k];
     const double iterations = s.repeat < 0 ? 1 : p.repeats[s.repeat].count;
@@ -29,7 +29,7 @@ inline decoding_work decoding_work_of(const plan::program& p, const runtime::kv_
 }
 
 // The whole step's, its GEMMs' W in `format`.
-inline decoding_work decoding_work_of(const plan::program& p, const runtime::kv_cache& cache,
+inline decoding_work decoding_work_of(const plan::program& p, const plan::cache_layout& cache,
                                       const plan::extent_values& at, kernels::weight_format format) {
     decoding_work total;
     for (std::size_t k = 0; k < p.steps.size(); ++k) {
@@ -41,8 +41,8 @@ inline decoding_work decoding_work_of(const plan::program& p, const runtime::kv_
 
 // Where the time of a decoding step of `at` went (at.position its first new token's): profile_table,
 // with the bytes each step moved, the cached keys and values it read among them.
-inline std::string decoding_profile(const plan::program& p, const runtime::kv_cache& cache,
-                                    const std::vector<runtime::step_record>& records, const plan::extent_values& at,
+inline std::string decoding_profile(const plan::program& p, const plan::cache_layout& cache,
+                                    const std::vector<plan::step_record>& records, const plan::extent_values& at,
                                     double peak_gflops, int threads, std::string_view target,
                                     kernels::weight_format format) {
     std::vector<double> bytes(p.steps.size());
@@ -50,10 +50,11 @@ inline std::string decoding_profile(const plan::program& p, const runtime::kv_ca
     return profile_table(p, records, at, peak_gflops, threads, target, format, bytes);
 }
 
-inline std::string decoding_table(const plan::program& p, const runtime::kv_cache& cache, plan::extent_values at,
-                                  std::string_view target, kernels::weight_format format) {
+// At `position`, the cache's positions filled.
+inline std::string decoding_table(const plan::program& p, const plan::cache_layout& cache, std::size_t position,
+                                  plan::extent_values at, std::string_view target, kernels::weight_format format) {
     using detail::format_row;
-    at.position = cache.position();
+    at.position = position;
     const double tokens = double(cache.tokens(at) * at.batch);
     std::string text = format_row("== decoding step (%s, %s GEMM weights): %s at position %zu of %zu ==\n",
                                   std::string(target).c_str(), kernels::format_name(format), p.extents_text(at).c_str(),

@@ -11,7 +11,6 @@
 
 #include "../passes/pipeline.hpp"
 #include "../plan/allocation.hpp"
-#include "../runtime/run_options.hpp"
 #include "print.hpp"
 
 namespace ctformer {
@@ -59,7 +58,7 @@ inline std::string reads_text(const plan::program& p, const plan::step& s,
 
 // What a run of that batch needs besides its inputs and weights (run_options' default chunking).
 inline std::string memory_text(const plan::program& p, const plan::extent_values& at) {
-    const plan::run_memory m = plan::memory_of_run(p, at, runtime::run_options{}.max_activation_bytes);
+    const plan::run_memory m = plan::memory_of_run(p, at, plan::default_max_activation_bytes);
     const std::string chunks = m.chunk < at.batch ? ", in chunks of " + std::to_string(m.chunk) + " sequences" : "";
     return detail::format_row("activations %s for %s (value slots reused once dead%s); scratch %zu KiB per thread; "
                               "output %s\n",

@@ -13,9 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "../exceptions.hpp"
+#include "../core/exceptions.hpp"
 #include "../plan/program.hpp"
-#include "../runtime/run_options.hpp"
 #include "explain.hpp"
 
 namespace ctformer {
@@ -42,14 +41,14 @@ inline double bytes_moved(const plan::program& p, std::size_t k, const plan::ext
     return floats * sizeof(float) + packed;
 }
 
-inline std::string profile_table(const plan::program& p, const std::vector<runtime::step_record>& records,
+inline std::string profile_table(const plan::program& p, const std::vector<plan::step_record>& records,
                                  const plan::extent_values& at, double peak_gflops, int threads, std::string_view target,
                                  kernels::weight_format format = kernels::weight_format::fp32,
                                  const std::vector<double>& step_bytes = {}) {
     using detail::format_row;
     std::vector<double> seconds(p.steps.size());
     std::vector<std::size_t> runs(p.steps.size());
-    for (const runtime::step_record& r : records) {
+    for (const plan::step_record& r : records) {
         if (r.step >= p.steps.size())
             throw error("ctformer: a profile record of step " + std::to_string(r.step) + ", of a plan of " +
                         std::to_string(p.steps.size()) + " steps: the records are of another model");

@@ -19,7 +19,7 @@
 
 #include <hwy/highway.h>
 
-#include "../dsl/ops/kinds.hpp"
+#include "../core/kinds.hpp"
 #include "exp-inl.h"
 
 HWY_BEFORE_NAMESPACE();

@@ -9,7 +9,7 @@
 
 #include <cstddef>
 
-#include "../dsl/ops/kinds.hpp"
+#include "../core/kinds.hpp"
 #include "strided.hpp"
 
 namespace ctformer::kernels {
@@ -29,7 +29,7 @@ struct attention_args {
     strided_rows<const float> additive{nullptr, 0};
 };
 
-// How many keys query i may see at most, before key_attend (causality: dsl/ops/kinds.hpp).
+// How many keys query i may see at most, before key_attend (causality: core/kinds.hpp).
 template <causality Causal>
 constexpr std::size_t visible_keys(std::size_t i, std::size_t lq, std::size_t lk) {
     if constexpr (Causal == causality::none) {

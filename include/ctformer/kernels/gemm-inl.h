@@ -24,8 +24,8 @@
 #include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
-#include "../exceptions.hpp"
-#include "../huge_pages.hpp"
+#include "../core/exceptions.hpp"
+#include "../core/huge_pages.hpp"
 #include "activation-inl.h"
 #include "gemm.hpp"
 #include "prefetch.hpp"

@@ -3,7 +3,7 @@
 //   C[i, j] = act(Σ_k A[i, k] · W[j, k] + bias[j]) + residual[i, j]
 //
 // W is [N, K], PyTorch's linear layout, packed once per target into panels (gemm-inl.h); each term
-// after the sum is optional (dsl/ops/kinds.hpp: the epilogue).
+// after the sum is optional (core/kinds.hpp: the epilogue).
 #pragma once
 
 #include <cstddef>
@@ -11,7 +11,7 @@
 
 #include <hwy/aligned_allocator.h>
 
-#include "../dsl/ops/kinds.hpp"
+#include "../core/kinds.hpp"
 #include "bfloat16.hpp"
 
 namespace ctformer::kernels {

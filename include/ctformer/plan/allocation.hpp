@@ -89,6 +89,10 @@ inline std::size_t chunk_sequences(const program& p, const extent_values& at, st
 
 // What a run of a batch takes besides its inputs and the weights: the activations of one chunk,
 // each thread's scratch, and the output.
+// The activations a run may hold at once unless run_options::max_activation_bytes says otherwise:
+// a batch that needs more runs in chunks of sequences that fit.
+inline constexpr std::size_t default_max_activation_bytes = std::size_t{256} << 20;
+
 struct run_memory {
     std::size_t chunk = 0, activations = 0, scratch_per_thread = 0, output = 0;
     std::size_t total(int threads) const { return activations + scratch_per_thread * threads + output; }

@@ -115,6 +115,14 @@ struct step {
     }
 };
 
+// One step as it ran (run_options::profile collects them): its index in the plan, its repeat's
+// iteration (-1 outside one), its time.
+struct step_record {
+    std::size_t step;
+    int iteration;
+    double seconds;
+};
+
 struct repeat_block {
     std::string prefix;  // "layers."
     int count = 0;

@@ -13,7 +13,7 @@
 #include <tuple>
 
 #include "../dsl/repeat.hpp"
-#include "../tensor_check.hpp"
+#include "../core/tensor_check.hpp"
 #include "fused_ops.hpp"
 #include "ops.hpp"
 

@@ -13,7 +13,7 @@
 #include "../dsl/ops/mask.hpp"
 #include "../dsl/ops/matmul.hpp"
 #include "../dsl/ops/softmax.hpp"
-#include "../host_tensor.hpp"
+#include "../core/host_tensor.hpp"
 #include "../shape/broadcast.hpp"
 
 namespace ctformer::reference {
@@ -92,7 +92,7 @@ inline value apply(scale_op op, const dims_t& out, const value& x) {
     return map(out, x, [&](double v) { return v * op.factor; });
 }
 
-// The activations' formulas (dsl/ops/kinds.hpp).
+// The activations' formulas (core/kinds.hpp).
 inline double activated(activation act, double v) {
     constexpr double pi = 3.14159265358979323846;
     switch (act) {

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "../dsl/repeat.hpp"
-#include "../tensor_check.hpp"
+#include "../core/tensor_check.hpp"
 
 namespace ctformer::reference {
 

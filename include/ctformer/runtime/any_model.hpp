@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../host_tensor.hpp"
+#include "../core/host_tensor.hpp"
 #include "../shape/shape.hpp"
 #include "run_options.hpp"
 

@@ -3,7 +3,7 @@
 // multi_head_attention_with_weights), their mean over the heads: [..., Lq, Lk].
 #pragma once
 
-#include "../host_tensor.hpp"
+#include "../core/host_tensor.hpp"
 
 namespace ctformer {
 

@@ -23,7 +23,7 @@
 #include <string>
 #include <utility>
 
-#include "../exceptions.hpp"
+#include "../core/exceptions.hpp"
 
 namespace ctformer {
 

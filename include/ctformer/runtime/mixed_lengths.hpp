@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "../exceptions.hpp"
+#include "../core/exceptions.hpp"
 #include "../plan/program.hpp"
 #include "../shape/ragged.hpp"
-#include "../tensor_check.hpp"
+#include "../core/tensor_check.hpp"
 
 namespace ctformer::runtime {
 

@@ -116,7 +116,7 @@ public:
 
         // The plan of the next step (`tokens` new ones per sequence), its FLOPs and bytes per token.
         std::string explain(std::size_t tokens = 1) const {
-            return decoding_table(model_->program_, cache_, step_extents(tokens), hwy::TargetName(HWY_TARGET),
+            return decoding_table(model_->program_, cache_.layout(), cache_.position(), step_extents(tokens), hwy::TargetName(HWY_TARGET),
                                   model_->weights_.gemm_weights());
         }
 
@@ -130,7 +130,7 @@ public:
                                      "at most the " + std::to_string(cache_.position()) + " positions decoded");
             plan::extent_values at = step_extents(tokens);
             at.position = cache_.position() - tokens;
-            return decoding_profile(model_->program_, cache_, records, at, model_->peak_gflops(threads),
+            return decoding_profile(model_->program_, cache_.layout(), records, at, model_->peak_gflops(threads),
                                     thread_count(threads), hwy::TargetName(HWY_TARGET), model_->weights_.gemm_weights());
         }
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "../host_tensor.hpp"
+#include "../core/host_tensor.hpp"
 #include "mapped_file.hpp"
 #include "npy_header.hpp"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "../host_tensor.hpp"
+#include "../core/host_tensor.hpp"
 
 namespace ctformer {
 

@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "../plan/program.hpp"
-#include "parallel.hpp"
+#include "../core/parallel.hpp"
 #include "run_options.hpp"
-#include "../tensor_check.hpp"
+#include "../core/tensor_check.hpp"
 #include "kv_cache.hpp"
 #include "mixed_lengths.hpp"
 #include "weights.hpp"

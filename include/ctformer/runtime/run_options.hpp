@@ -6,8 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "../host_tensor.hpp"
+#include "../core/host_tensor.hpp"
 #include "../kernels/gemm.hpp"
+#include "../plan/allocation.hpp"
 
 namespace ctformer::runtime {
 
@@ -21,12 +22,7 @@ struct bind_options {
     kernels::weight_format gemm_weights = kernels::weight_format::fp32;
 };
 
-// One step as it ran: its index in the plan, its repeat's iteration (-1 outside one), its time.
-struct step_record {
-    std::size_t step;
-    int iteration;
-    double seconds;
-};
+using plan::step_record;
 
 class kv_cache;
 
@@ -38,7 +34,7 @@ struct run_options {
     // Where to record every step as it runs, in order.
     std::vector<step_record>* profile = nullptr;
     // A batch whose activations would take more runs in chunks of sequences that fit.
-    std::size_t max_activation_bytes = std::size_t{256} << 20;
+    std::size_t max_activation_bytes = plan::default_max_activation_bytes;
     // A batch of sequences of different lengths: sequence b has lengths[b] tokens, and each input
     // of [B, L, ...] comes packed [T, ...] or padded [B, Lmax, ...] (runtime/mixed_lengths.hpp). It
     // runs over the real tokens only, in one chunk.

@@ -31,7 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../host_tensor.hpp"
+#include "../core/host_tensor.hpp"
 #include "../kernels/bfloat16.hpp"
 #include "mapped_file.hpp"
 

@@ -12,7 +12,7 @@
 #include "../plan/program.hpp"
 #include "pytorch_names.hpp"
 #include "run_options.hpp"
-#include "../tensor_check.hpp"
+#include "../core/tensor_check.hpp"
 
 namespace ctformer::runtime {
 

@@ -13,7 +13,7 @@
 #include <hwy/aligned_allocator.h>
 
 #include "../plan/allocation.hpp"
-#include "../exceptions.hpp"
+#include "../core/exceptions.hpp"
 
 namespace ctformer::runtime {
 

@@ -6,7 +6,7 @@
 #include "../../shape/check.hpp"
 #include "../../shape/errors.hpp"
 #include "../bind.hpp"
-#include "../ops/kinds.hpp"
+#include "../../core/kinds.hpp"
 
 namespace ctformer::nn {
 

@@ -1,5 +1,5 @@
 // Elementwise operations: add (also `a + b`), scale, and the activations relu, gelu (erf form, as
-// PyTorch) and gelu_tanh (PyTorch's approximate='tanh'), each an activation_op (dsl/ops/kinds.hpp).
+// PyTorch) and gelu_tanh (PyTorch's approximate='tanh'), each an activation_op (core/kinds.hpp).
 //
 // add broadcasts like numpy without size-1 axes: the shape with fewer extents must equal the
 // trailing extents of the other ([B,10,512] + [512] adds a bias to every row).
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "../bind.hpp"
-#include "kinds.hpp"
+#include "../../core/kinds.hpp"
 
 namespace ctformer {
 

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "../expr.hpp"
-#include "kinds.hpp"
+#include "../../core/kinds.hpp"
 
 namespace ctformer {
 

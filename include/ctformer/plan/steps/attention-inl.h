@@ -20,8 +20,8 @@
 
 #include "../../kernels/attention-inl.h"
 #include "../../kernels/cached_attention-inl.h"
-#include "../../runtime/parallel.hpp"
-#include "../../tensor_check.hpp"
+#include "../../core/parallel.hpp"
+#include "../../core/tensor_check.hpp"
 #include "../../shape/broadcast.hpp"
 #include "../../shape/ragged.hpp"
 #include "heads.hpp"
@@ -143,7 +143,7 @@ struct attention_common {
         const std::size_t row_blocks = kernels::divide_up(longest, kt::kQueryRows);
         const std::size_t chunks = std::min(row_blocks, kernels::divide_up(wanted, sequences * instances));
         const std::size_t chunk_rows = kernels::divide_up(row_blocks, chunks) * kt::kQueryRows;
-        runtime::parallel_for(sequences * instances * chunks, a.threads, [&](std::size_t item, int thread) {
+        parallel_for(sequences * instances * chunks, a.threads, [&](std::size_t item, int thread) {
             const std::size_t seq = item / (instances * chunks), i = item / chunks % instances;
             const std::size_t first = item % chunks * chunk_rows, queries = ragged ? ragged->length(seq) : q_len;
             if (first >= queries) return;
@@ -223,7 +223,7 @@ struct attention_step : attention_common<E, Merged, last(extents_of<std::conditi
         const head_view<const float> v = base::template heads<operand_role::value>(a, 2);
         const head_view<float> out = heads_written<A, Merged>(a.out, a.extents);
         const float scale = static_cast<float>(op_of(base::node(*static_cast<const E*>(s.node))).scale);
-        runtime::parallel_for(instances, a.threads, [&](std::size_t i, int thread) {
+        parallel_for(instances, a.threads, [&](std::size_t i, int thread) {
             const head_cache cache(a.cache.data + i * head_cache::floats(capacity), capacity);
             cache.append(k.at(i), v.at(i), past, n);
             if (past > 0) kt::attend_cache(q.at(i), n, past, cache, scale, out.at(i), reinterpret_cast<float*>(a.scratch[thread]));

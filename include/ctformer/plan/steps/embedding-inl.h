@@ -20,10 +20,10 @@
 #include <hwy/highway.h>
 
 #include "../../dsl/ops/embedding.hpp"
-#include "../../exceptions.hpp"
+#include "../../core/exceptions.hpp"
 #include "../../kernels/elementwise-inl.h"
-#include "../../runtime/parallel.hpp"
-#include "../../tensor_check.hpp"
+#include "../../core/parallel.hpp"
+#include "../../core/tensor_check.hpp"
 #include "heads.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -65,7 +65,7 @@ struct embedding_step {
                 throw token_id_out_of_range(name_or<Ids>("ids"), index_of(dims_of<shape_of_t<Ids>>(a.extents), t), ids[t],
                                             name_or<Table>("table"), vocabulary);
         const float* position_rows = positions ? a.reads[2] + a.extents.position * width : nullptr;
-        runtime::parallel_for(tokens / length, a.threads, [&](std::size_t sequence, int) {
+        parallel_for(tokens / length, a.threads, [&](std::size_t sequence, int) {
             for (std::size_t l = 0, t = sequence * length; l < length; ++l, ++t) {
                 const float* row = a.reads[0] + static_cast<std::size_t>(ids[t]) * width;
                 if constexpr (positions) kt::add_values(width, row, position_rows + l * width, a.out + t * width);

@@ -12,7 +12,7 @@
 #include <algorithm>
 
 #include "../../kernels/gemm-inl.h"
-#include "../../runtime/parallel.hpp"
+#include "../../core/parallel.hpp"
 #include "../../shape/ragged.hpp"
 #include "heads.hpp"
 
@@ -70,7 +70,7 @@ struct gemm_step {
         const std::size_t panel_blocks = few_rows ? std::min(w.panels, static_cast<std::size_t>(a.threads)) : 1;
         const std::size_t tiles_per_block = kernels::divide_up(row_tiles, row_blocks);
         const std::size_t panels_per_block = kernels::divide_up(w.panels, panel_blocks);
-        runtime::parallel_for(row_blocks * panel_blocks, a.threads, [&](std::size_t item, int) {
+        parallel_for(row_blocks * panel_blocks, a.threads, [&](std::size_t item, int) {
             const std::size_t r = item / panel_blocks, p = item % panel_blocks;
             const std::size_t row_begin = std::min(rows, r * tiles_per_block * kt::kRows);
             const std::size_t row_end = std::min(rows, row_begin + tiles_per_block * kt::kRows);

@@ -10,7 +10,7 @@
 #endif
 
 #include "../../kernels/matmul-inl.h"
-#include "../../runtime/parallel.hpp"
+#include "../../core/parallel.hpp"
 #include "heads.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -48,7 +48,7 @@ struct batched_matmul_step {
         const head_view<const float> x = heads_of<child_t<M, 0>>(a.reads[0], a.extents);
         const head_view<const float> y = heads_of<child_t<M, 1>>(a.reads[1], a.extents);
         const head_view<float> out = heads_written<M, Merged>(a.out, a.extents);
-        runtime::parallel_for(instances, a.threads, [&](std::size_t i, int) { kt::matmul(m, k, n, x.at(i), y.at(i), out.at(i)); });
+        parallel_for(instances, a.threads, [&](std::size_t i, int) { kt::matmul(m, k, n, x.at(i), y.at(i), out.at(i)); });
     }
 };
 

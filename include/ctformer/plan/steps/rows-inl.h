@@ -20,9 +20,9 @@
 #include "../../kernels/elementwise-inl.h"
 #include "../../kernels/rows-inl.h"
 #include "../../kernels/tiles.hpp"
-#include "../../runtime/parallel.hpp"
+#include "../../core/parallel.hpp"
 #include "../../shape/broadcast.hpp"
-#include "../../tensor_check.hpp"
+#include "../../core/tensor_check.hpp"
 #include "heads.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -35,7 +35,7 @@ void for_row_blocks(std::size_t rows, int threads, F f) {
     const std::size_t blocks = std::min<std::size_t>(rows, threads > 1 ? 4 * static_cast<std::size_t>(threads) : 1);
     if (blocks == 0) return;
     const std::size_t per_block = kernels::divide_up(rows, blocks);
-    runtime::parallel_for(blocks, threads, [&](std::size_t block, int) {
+    parallel_for(blocks, threads, [&](std::size_t block, int) {
         const std::size_t first = std::min(rows, block * per_block);
         f(first, std::min(rows, first + per_block) - first);
     });

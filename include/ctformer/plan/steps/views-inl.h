@@ -14,7 +14,7 @@
 #include <hwy/highway.h>
 
 #include "../../kernels/elementwise-inl.h"
-#include "../../runtime/parallel.hpp"
+#include "../../core/parallel.hpp"
 #include "heads.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -42,7 +42,7 @@ struct heads_step : move_step<E>, batch_outside_matrices<true, E> {
         const head_view<const float> x = heads_of<E>(a.reads[0], a.extents);
         const std::size_t len = extent<E>(a.extents, 1), width = extent<E>(a.extents);
         const std::size_t instances = elements<shape_of_t<E>>(a.extents) / (len * width);
-        runtime::parallel_for(instances, a.threads, [&](std::size_t i, int) {
+        parallel_for(instances, a.threads, [&](std::size_t i, int) {
             kt::copy_rows(x.at(i), len, width, {a.out + i * len * width, width});
         });
     }
@@ -61,7 +61,7 @@ struct merge_step : move_step<E>, batch_outside_matrices<true, child_t<E, 0>> {
         const head_view<float> out = heads_written<X, true>(a.out, a.extents);
         const std::size_t len = extent<X>(a.extents, 1), width = extent<X>(a.extents);
         const std::size_t instances = elements<shape_of_t<X>>(a.extents) / (len * width);
-        runtime::parallel_for(instances, a.threads, [&](std::size_t i, int) {
+        parallel_for(instances, a.threads, [&](std::size_t i, int) {
             kt::copy_rows({a.reads[0] + i * len * width, width}, len, width, out.at(i));
         });
     }
@@ -80,7 +80,7 @@ struct transpose_step : move_step<E>, batch_outside_matrices<true, child_t<E, 0>
         const head_view<const float> x = heads_of<X>(a.reads[0], a.extents);
         const std::size_t rows = extent<X>(a.extents, 1), cols = extent<X>(a.extents);
         const std::size_t instances = elements<shape_of_t<E>>(a.extents) / (rows * cols);
-        runtime::parallel_for(instances, a.threads, [&](std::size_t i, int) {
+        parallel_for(instances, a.threads, [&](std::size_t i, int) {
             kt::transpose_matrix(rows, cols, x.at(i), a.out + i * rows * cols);
         });
     }

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "exceptions.hpp"
-#include "shape/shape.hpp"
+#include "../shape/shape.hpp"
 #include "host_tensor.hpp"
 
 namespace ctformer {

@@ -7,13 +7,13 @@
 #include <string>
 #include <thread>
 
-#include "../exceptions.hpp"
+#include "exceptions.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
-namespace ctformer::runtime {
+namespace ctformer {
 
 // Asked once: glibc answers hardware_concurrency() by reading /sys/devices/system/cpu/online, an
 // open, a read and a close that took 5% of a run of the seeds' MHA (0.2 ms) on a VM.
@@ -50,4 +50,4 @@ void parallel_for(std::size_t count, int threads, F f) {
     for (std::size_t item = 0; item < count; ++item) f(item, 0);
 }
 
-}  // namespace ctformer::runtime
+}  // namespace ctformer
