@@ -184,7 +184,7 @@ void expect_profile_counts_the_cache(const Model& model, const Decoding& decodin
         if (w.cached > 0) {
             ++cached;
             const int iterations = p.steps[k].repeat < 0 ? 1 : p.repeats[p.steps[k].repeat].count;
-            EXPECT_GT(w.bytes, bytes_moved(p, k, at) * iterations) << rows[k + 2];
+            EXPECT_GT(w.bytes, p.bytes_moved(k, at) * iterations) << rows[k + 2];
         }
     }
     EXPECT_GT(cached, 0u) << text.str();

@@ -341,7 +341,7 @@ TEST(Profile, ShowsEveryStepWithItsTimeRateAndBytes) {
     }
     EXPECT_EQ(records.size(), runs);
     ASSERT_LT(qkv, steps.size());  // the Q/K/V GEMM: x [2, 37, 64] in, [2, 37, 192] out, W and bias packed
-    EXPECT_EQ(ctf::bytes_moved(model.program(), qkv, {2}), (2 * 37 * 64 + 2 * 37 * 192 + 192 * 64 + 192) * 4.0);
+    EXPECT_EQ(model.program().bytes_moved(qkv, {2}), (2 * 37 * 64 + 2 * 37 * 192 + 192 * 64 + 192) * 4.0);
     records.push_back({steps.size(), -1, 0.0});
     EXPECT_THROW(model.profile(records, 2), ctf::error);
 }

@@ -25,7 +25,7 @@ inline decoding_work decoding_work_of(const plan::program& p, const plan::cache_
     const double iterations = s.repeat < 0 ? 1 : p.repeats[s.repeat].count;
     double cached = 0;
     for (std::size_t t = 0; t < cache.tokens(at); ++t) cached += cache.bytes_read(k, at.position + t) * double(at.batch);
-    return {s.flops(at) * iterations, bytes_moved(p, k, at, format) * iterations + cached, cached};
+    return {s.flops(at) * iterations, p.bytes_moved(k, at, format) * iterations + cached, cached};
 }
 
 // The whole step's, its GEMMs' W in `format`.

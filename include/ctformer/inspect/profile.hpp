@@ -19,28 +19,6 @@
 
 namespace ctformer {
 
-// The bytes step k reads and writes at the least in a run of `at`: each slot it reads once (of a
-// table it gathers from, the rows it takes), its output, and the weights it packed: W as bound
-// (`format`), its bias in fp32.
-inline double bytes_moved(const plan::program& p, std::size_t k, const plan::extent_values& at,
-                          kernels::weight_format format = kernels::weight_format::fp32) {
-    const plan::step& s = p.steps[k];
-    std::vector<plan::slot_id> seen;
-    const double written = double(p.slots[s.writes].elements(at));
-    double floats = written;
-    for (const plan::operand_slot& o : s.reads) {
-        if (std::find(seen.begin(), seen.end(), o.slot) != seen.end()) continue;
-        seen.push_back(o.slot);
-        const bool gathered = o.role == "table" || o.role == "positions";  // an embedding's rows
-        floats += gathered ? std::min(written, double(p.slots[o.slot].elements(at))) : double(p.slots[o.slot].elements(at));
-    }
-    double packed = 0;
-    for (std::size_t u = 0; u < s.packed.size(); ++u)
-        for (const std::vector<int>& extents : s.packed[u].part_extents)
-            packed += double(at.elements(extents)) * (u == 0 ? kernels::element_bytes(format) : sizeof(float));
-    return floats * sizeof(float) + packed;
-}
-
 inline std::string profile_table(const plan::program& p, const std::vector<plan::step_record>& records,
                                  const plan::extent_values& at, double peak_gflops, int threads, std::string_view target,
                                  kernels::weight_format format = kernels::weight_format::fp32,
@@ -67,7 +45,7 @@ inline std::string profile_table(const plan::program& p, const std::vector<plan:
         const plan::step& s = p.steps[k];
         const int iterations = s.repeat < 0 ? 1 : p.repeats[s.repeat].count;
         const double flops = s.flops(at) * iterations, t = seconds[k];
-        const double bytes = step_bytes.empty() ? bytes_moved(p, k, at, format) * iterations : step_bytes[k];
+        const double bytes = step_bytes.empty() ? p.bytes_moved(k, at, format) * iterations : step_bytes[k];
         const double gflops = t > 0 ? flops / t / 1e9 : 0;
         const double peak = peak_gflops / threads * p.threads_of(k, at, threads);  // of the cores it ran on
         total_seconds += t;

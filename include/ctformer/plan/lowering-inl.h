@@ -3,9 +3,9 @@
 // Every call node is one step that writes its value to a slot, except views, which a step reads
 // through (split_heads / expand_heads / columns under the steps that read heads, merge_heads over one
 // that writes them). Leaves are slots already: inputs, weights, constants, bound values. Which step a
-// node becomes is decided once, in step_of below; what the step is (operands, name, FLOPs, scratch,
-// launch) is written beside its kernel, in steps/. A repeat's body is lowered once, its steps marked
-// with the repeat they run in.
+// node becomes is decided once, by the one step of kernel_steps below that takes it; what the step
+// is (the nodes it takes, operands, name, FLOPs, scratch, launch) is written beside its kernel, in
+// steps/. A repeat's body is lowered once, its steps marked with the repeat they run in.
 // Per-target code (the steps' launch functions are this target's): include once per target.
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_PLAN_LOWERING_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -33,79 +33,42 @@
 HWY_BEFORE_NAMESPACE();
 namespace ctformer::plan::HWY_NAMESPACE {
 
-// Steps that write [..., heads, L, D], which merge_heads can take in place.
-template <class E>
-concept head_writer = is_attention<E> || batched_matmul<E>;
+// Every kernel's step, each taking the fused nodes its requires-clause names (steps/): a new kernel
+// is a new entry here. Exactly one step takes each node.
+template <template <class> class... Steps>
+struct step_list;
+using kernel_steps = step_list<copy_step, gemm_step, attention_step, probabilities_step, batched_matmul_step,
+                               layer_norm_step, softmax_step, add_step, scale_step, activation_step, mask_step,
+                               embedding_step, leading_rows_step, transpose_step, columns_step, heads_step, merge_step>;
 
-template <class E>
-concept merged_heads = is_op<E, merge_heads_op> && head_writer<child_t<E, 0>>;
+template <template <class> class Step, class E>
+concept takes = requires { typename Step<E>; };
 
 template <class E>
 inline constexpr bool no_kernel = false;
 
-// The step a node becomes: always a kernel. An operation without one is a compile error, never a
-// slow path (every operation of the DSL has one; only a fused op misplaced by a pass could lack it).
-template <class E>
-struct step_of {
+// The step of E among Steps: an operation without one is a compile error, never a slow path
+// (every operation of the DSL has one; only a fused op misplaced by a pass could lack it).
+template <class E, template <class> class... Steps>
+struct step_among {
     static_assert(no_kernel<E>, "CTF_OPERATION_HAS_NO_KERNEL: no step computes this operation (op_t<E>)");
 };
+template <class E, template <class> class Step, template <class> class... Rest>
+struct step_among<E, Step, Rest...> : step_among<E, Rest...> {};
+template <class E, template <class> class Step, template <class> class... Rest>
+    requires takes<Step, E>
+struct step_among<E, Step, Rest...> : Step<E> {
+    static_assert(!(takes<Rest, E> || ...), "ctformer: internal error, please report: two steps take one node");
+};
+
+template <class E, class List>
+struct step_in;
+template <class E, template <class> class... Steps>
+struct step_in<E, step_list<Steps...>> : step_among<E, Steps...> {};
+
+// The step a node becomes.
 template <class E>
-    requires is_leaf<E>
-struct step_of<E> : copy_step<E> {};
-template <class E>
-    requires is_gemm<E>
-struct step_of<E> : gemm_step<E> {};
-template <class E>
-    requires is_attention<E>
-struct step_of<E> : attention_step<E, false> {};
-template <class E>
-    requires merged_heads<E> && is_attention<child_t<E, 0>>
-struct step_of<E> : attention_step<E, true> {};
-template <class E>
-    requires is_probabilities<E>
-struct step_of<E> : probabilities_step<E> {};
-template <class E>
-    requires batched_matmul<E>
-struct step_of<E> : batched_matmul_step<E, false> {};
-template <class E>
-    requires merged_heads<E> && batched_matmul<child_t<E, 0>>
-struct step_of<E> : batched_matmul_step<E, true> {};
-template <class E>
-    requires is_op<E, layer_norm_op> || is_op<E, residual_layer_norm_op>
-struct step_of<E> : layer_norm_step<E> {};
-template <class E>
-    requires is_op<E, softmax_op>
-struct step_of<E> : softmax_step<E> {};
-template <class E>
-    requires is_op<E, add_op>
-struct step_of<E> : add_step<E> {};
-template <class E>
-    requires is_op<E, scale_op>
-struct step_of<E> : scale_step<E> {};
-template <class E>
-    requires is_activation<E>
-struct step_of<E> : activation_step<E> {};
-template <class E>
-    requires is_mask<E>
-struct step_of<E> : mask_step<E> {};
-template <class E>
-    requires is_op<E, embedding_op<false>> || is_op<E, embedding_op<true>>
-struct step_of<E> : embedding_step<E> {};
-template <class E>
-    requires is_op<E, leading_rows_op>
-struct step_of<E> : leading_rows_step<E> {};
-template <class E>
-    requires is_op<E, transpose_op>
-struct step_of<E> : transpose_step<E> {};
-template <class E>
-    requires is_columns<E>
-struct step_of<E> : columns_step<E> {};
-template <class E>
-    requires head_view_of_slot<E>
-struct step_of<E> : heads_step<E> {};
-template <class E>
-    requires is_op<E, merge_heads_op> && (!head_writer<child_t<E, 0>>)
-struct step_of<E> : merge_step<E> {};
+using step_of = step_in<E, kernel_steps>;
 
 template <class E>
 concept is_bound_leaf = is_leaf<E> && requires { head_t<E>::name; } && !requires { head_t<E>::tensor_role; };

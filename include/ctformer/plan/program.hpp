@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,9 +60,12 @@ struct packed_use {
     std::vector<bool> part_transposed;           // stored [in, out] (a Conv1D's), transposed when packed
 };
 
+// What a step reads, by role: the step's launch finds it by that role (launch_args::read), and
+// explain(), the DOT picture and the profile name it so.
 struct operand_slot {
     std::string_view role;  // "a", "residual", "q", "k", "v", "key_padding", "gamma", ...
     slot_id slot;
+    bool gathered = false;  // rows picked by index (an embedding's table): it moves the rows it takes
 };
 
 struct step;
@@ -73,17 +77,29 @@ struct cache_block {
     std::size_t capacity = 0;
 };
 
-// What a step's launch is given: its operands' memory in the order of step::reads, its output,
-// its packed weights (step::packed, packed together), the run's extents, threads and scratch, and
-// in a decoding run its cache (data null otherwise).
+// What a step's launch is given: its operands' memory (read(role)), its output, its packed weights
+// (step::packed, packed together), the run's extents, threads and scratch, and in a decoding run
+// its cache (data null otherwise).
 struct launch_args {
-    const float* const* reads;
+    std::span<const operand_slot> operands;  // step::reads
+    const float* const* memory;              // each operand's, in that order
     float* out;
     const kernels::packed_weight* packed;
     extent_values extents;
     int threads;
     std::byte* const* scratch;  // one block of step::scratch_bytes per thread
     cache_block cache = {};
+
+    // The memory of the operand with `role`; null where the step has none (a layer norm's residual).
+    const float* read(std::string_view role) const {
+        for (std::size_t i = 0; i < operands.size(); ++i)
+            if (operands[i].role == role) return memory[i];
+        return nullptr;
+    }
+    template <class T>
+    const T* read_as(std::string_view role) const {  // token ids
+        return reinterpret_cast<const T*>(read(role));
+    }
 };
 
 struct step {
@@ -199,6 +215,28 @@ struct program {
                     text += std::to_string(at.of(e));
                 }
         return text;
+    }
+
+    // The bytes step k reads and writes at the least in a run of `at`: each slot it reads once (of
+    // one it gathers from, the rows it takes), its output, and the weights it packed: W as bound
+    // (`format`), its bias in fp32.
+    double bytes_moved(std::size_t k, const extent_values& at,
+                       kernels::weight_format format = kernels::weight_format::fp32) const {
+        const step& s = steps[k];
+        std::vector<slot_id> seen;
+        const double written = double(slots[s.writes].elements(at));
+        double floats = written;
+        for (const operand_slot& o : s.reads) {
+            if (std::find(seen.begin(), seen.end(), o.slot) != seen.end()) continue;
+            seen.push_back(o.slot);
+            const double read = double(slots[o.slot].elements(at));
+            floats += o.gathered ? std::min(written, read) : read;
+        }
+        double packed = 0;
+        for (std::size_t u = 0; u < s.packed.size(); ++u)
+            for (const std::vector<int>& extents : s.packed[u].part_extents)
+                packed += double(at.elements(extents)) * (u == 0 ? kernels::element_bytes(format) : sizeof(float));
+        return floats * sizeof(float) + packed;
     }
 
     // A slot's name as a reader sees it: "layers.{i}.norm1" for a slot of a repeat body.

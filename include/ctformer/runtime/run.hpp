@@ -111,7 +111,7 @@ public:
         }
         reads_.clear();
         for (const plan::operand_slot& o : s.reads) reads_.push_back(memory(o.slot, iteration));
-        const plan::launch_args args{reads_.data(), where_[s.writes], weights_.packed(k, iteration), at_, p_.threads_of(k, at_, threads_),
+        const plan::launch_args args{s.reads, reads_.data(), where_[s.writes], weights_.packed(k, iteration), at_, p_.threads_of(k, at_, threads_),
                                      scratch_.data(), options_.cache ? options_.cache->block(k, iteration, chunk_first_)
                                                                      : plan::cache_block{}};
         const auto start = std::chrono::steady_clock::now();

@@ -39,10 +39,10 @@ constexpr std::size_t visible_pairs(std::size_t lq, std::size_t lk) {
 }
 
 // What the two attention steps share. E is the node lowered; A the attention node (E itself, or
-// under merge_heads when Merged); Dv 0 for the probabilities, which have no values.
-template <class E, bool Merged, std::size_t Dv>
+// under merge_heads); Dv 0 for the probabilities, which have no values.
+template <class E, std::size_t Dv>
 struct attention_common {
-    using A = std::conditional_t<Merged, child_t<E, 0>, E>;
+    using A = heads_node_t<E>;
     using K = operand_t<A, operand_role::key>;
     static_assert(batch_outside_matrices<true, A, K>::value);
     static constexpr bool key_padding = op_t<A>::key_padding;
@@ -54,24 +54,30 @@ struct attention_common {
     static std::size_t lk(const extent_values& at) { return extent<K>(at, 1); }
 
     static const A& node(const E& e) {
-        if constexpr (Merged) return child<0>(e);
+        if constexpr (merged_heads<E>) return child<0>(e);
         else return e;
     }
     static std::string detail(const E& e) { return op_of(node(e)).detail(); }
     static std::size_t scratch_bytes() { return scratch_type::bytes(lq({}), lk({})); }  // at the maxima
 
-    // The slots of Q and K (and V) that the head views read, then the masks': in the op's order, so
-    // that read i is the op's operand i.
+    // The role each operand of the attention is read by.
+    static constexpr std::string_view read_name(operand_role r) {
+        switch (r) {
+            case operand_role::query: return "q";
+            case operand_role::key: return "k";
+            case operand_role::value: return "v";
+            case operand_role::key_padding: return "key_padding";
+            case operand_role::attend: return "attend";
+            default: return "additive";
+        }
+    }
+
+    // The slots of Q and K (and V) that the head views read, then the masks', in the op's order.
     template <class Lower>
     static void lower(const E& e, Lower& l, step& s) {
-        const A& a = node(e);
-        s.reads.push_back({"q", l.value(head_base(operand_of<operand_role::query>(a)))});
-        s.reads.push_back({"k", l.value(head_base(operand_of<operand_role::key>(a)))});
-        if constexpr (has_operand_role<A, operand_role::value>)
-            s.reads.push_back({"v", l.value(head_base(operand_of<operand_role::value>(a)))});
-        if constexpr (key_padding) s.reads.push_back({"key_padding", l.value(operand_of<operand_role::key_padding>(a))});
-        if constexpr (op_t<A>::masks.attend) s.reads.push_back({"attend", l.value(operand_of<operand_role::attend>(a))});
-        if constexpr (op_t<A>::masks.additive) s.reads.push_back({"additive", l.value(operand_of<operand_role::additive>(a))});
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            (s.reads.push_back({read_name(op_t<A>::roles[I]), l.value(head_base(child<I>(node(e))))}), ...);
+        }(std::make_index_sequence<op_t<A>::roles.size()>{});
     }
 
     // Where each instance's [Lq, Lk] rows of an attend or additive mask lie: the mask broadcast to
@@ -100,13 +106,13 @@ struct attention_common {
             scores.back() = lk(args.extents);
             const std::vector<std::size_t> strides =
                 broadcast_strides(dims_of<shape_of_t<operand_t<A, R>>>(args.extents), scores, batch_first);
-            return {args.reads[operand_index<op_t<A>, R>()], dims_t(scores.begin(), scores.end() - 2), strides};
+            return {args.read(read_name(R)), dims_t(scores.begin(), scores.end() - 2), strides};
         }
     }
 
     template <operand_role R>
-    static head_view<const float> heads(const launch_args& a, std::size_t read) {
-        return heads_of<operand_t<A, R>>(a.reads[read], a.extents);
+    static head_view<const float> heads(const launch_args& a) {
+        return heads_of<operand_t<A, R>>(a.read(read_name(R)), a.extents);
     }
 
     // Whether a packed mixed-length batch can run it: queries and keys of one length, per sequence,
@@ -130,7 +136,7 @@ struct attention_common {
         const auto& op = op_of(attention);
         const float scale = static_cast<float>(op.scale);
         const float* padding = nullptr;
-        if constexpr (key_padding) padding = a.reads[operand_index<op_t<A>, operand_role::key_padding>()];
+        if constexpr (key_padding) padding = a.read("key_padding");
         const mask_rows attend = rows_of<operand_role::attend>(a, op.attend_batch_first);
         const mask_rows additive = rows_of<operand_role::additive>(a, op.additive_batch_first);
         std::size_t per_sequence = instances;  // instances that share one sequence's mask row
@@ -155,9 +161,12 @@ struct attention_common {
     }
 };
 
-template <class E, bool Merged>
-struct attention_step : attention_common<E, Merged, last(extents_of<std::conditional_t<Merged, child_t<E, 0>, E>>)> {
-    using base = attention_common<E, Merged, last(extents_of<std::conditional_t<Merged, child_t<E, 0>, E>>)>;
+// A fused attention, or merge_heads of one (written straight into [..., L, H·D]).
+template <class E>
+    requires is_attention<E> || (merged_heads<E> && is_attention<child_t<E, 0>>)
+struct attention_step : attention_common<E, last(extents_of<heads_node_t<E>>)> {
+    static constexpr bool merged = merged_heads<E>;
+    using base = attention_common<E, last(extents_of<heads_node_t<E>>)>;
     using typename base::A;
     using typename base::K;
     static constexpr std::size_t dk = base::dk, dv = last(extents_of<A>);
@@ -171,7 +180,7 @@ struct attention_step : attention_common<E, Merged, last(extents_of<std::conditi
     static constexpr bool decodes = cached || (query_length != key_length && !masked);
     using head_cache = kt::cached_head<dk, dv>;
 
-    static std::string kernel() { return Merged ? "fused_attention (heads merged)" : "fused_attention"; }
+    static std::string kernel() { return merged ? "fused_attention (heads merged)" : "fused_attention"; }
 
     // The queries see past + their own keys in a decoding run past its prompt.
     static double flops(const extent_values& at) {
@@ -202,10 +211,10 @@ struct attention_step : attention_common<E, Merged, last(extents_of<std::conditi
         if constexpr (cached)
             if (a.cache.data && append_to_cache(s, a)) return;
         const std::size_t instances = elements<shape_of_t<A>>(a.extents) / (base::lq(a.extents) * dv);
-        const head_view<const float> q = base::template heads<operand_role::query>(a, 0);
-        const head_view<const float> k = base::template heads<operand_role::key>(a, 1);
-        const head_view<const float> v = base::template heads<operand_role::value>(a, 2);
-        const head_view<float> out = heads_written<A, Merged>(a.out, a.extents);
+        const head_view<const float> q = base::template heads<operand_role::query>(a);
+        const head_view<const float> k = base::template heads<operand_role::key>(a);
+        const head_view<const float> v = base::template heads<operand_role::value>(a);
+        const head_view<float> out = heads_written<A, merged>(a.out, a.extents);
         base::over_query_rows(s, a, instances, [&](std::size_t i, std::size_t row, std::size_t first, std::size_t end,
                                                    typename base::scratch_type& scratch, const kernels::attention_args& args) {
             kt::attend_rows<dk, dv, causal>(q.at(i).from(row), k.at(i).from(row), v.at(i).from(row), first, end,
@@ -218,10 +227,10 @@ struct attention_step : attention_common<E, Merged, last(extents_of<std::conditi
     static bool append_to_cache(const step& s, const launch_args& a) {
         const std::size_t n = base::lq(a.extents), past = a.extents.position, capacity = a.cache.capacity;
         const std::size_t instances = elements<shape_of_t<A>>(a.extents) / (n * dv);
-        const head_view<const float> q = base::template heads<operand_role::query>(a, 0);
-        const head_view<const float> k = base::template heads<operand_role::key>(a, 1);
-        const head_view<const float> v = base::template heads<operand_role::value>(a, 2);
-        const head_view<float> out = heads_written<A, Merged>(a.out, a.extents);
+        const head_view<const float> q = base::template heads<operand_role::query>(a);
+        const head_view<const float> k = base::template heads<operand_role::key>(a);
+        const head_view<const float> v = base::template heads<operand_role::value>(a);
+        const head_view<float> out = heads_written<A, merged>(a.out, a.extents);
         const float scale = static_cast<float>(op_of(base::node(*static_cast<const E*>(s.node))).scale);
         parallel_for(instances, a.threads, [&](std::size_t i, int thread) {
             const head_cache cache(a.cache.data + i * head_cache::floats(capacity), capacity);
@@ -233,8 +242,9 @@ struct attention_step : attention_common<E, Merged, last(extents_of<std::conditi
 };
 
 template <class E>
-struct probabilities_step : attention_common<E, false, 0> {
-    using base = attention_common<E, false, 0>;
+    requires is_probabilities<E>
+struct probabilities_step : attention_common<E, 0> {
+    using base = attention_common<E, 0>;
     static constexpr std::size_t dk = base::dk;
     static constexpr causality causal = op_t<E>::causal_kind;
     static constexpr bool mixed_lengths = false;  // it writes whole [Lq, Lk] matrices
@@ -250,8 +260,8 @@ struct probabilities_step : attention_common<E, false, 0> {
     static void launch(const step& s, const launch_args& a) {
         const std::size_t lq = base::lq(a.extents), lk = base::lk(a.extents);
         const std::size_t instances = elements<shape_of_t<E>>(a.extents) / (lq * lk);
-        const head_view<const float> q = base::template heads<operand_role::query>(a, 0);
-        const head_view<const float> k = base::template heads<operand_role::key>(a, 1);
+        const head_view<const float> q = base::template heads<operand_role::query>(a);
+        const head_view<const float> k = base::template heads<operand_role::key>(a);
         const head_view<float> out{a.out, 1, 1, instances, lq * lk, 0, lk};
         base::over_query_rows(s, a, instances, [&](std::size_t i, std::size_t, std::size_t first, std::size_t end,
                                                    typename base::scratch_type& scratch, const kernels::attention_args& args) {

@@ -27,6 +27,7 @@ namespace ctformer::plan::HWY_NAMESPACE {
 namespace kt = ctformer::kernels::HWY_NAMESPACE;
 
 template <class E>
+    requires is_op<E, add_op>
 struct add_step {
     // A packed batch's rows are tokens: operands of one shape add as they are, a [L, D] table (x + PE)
     // by each token's position (in a decoding run, from extents.position on).
@@ -51,9 +52,9 @@ struct add_step {
         const std::size_t na = elements<shape_of_t<child_t<E, 0>>>(a.extents);
         const std::size_t nb = elements<shape_of_t<child_t<E, 1>>>(a.extents);
         const std::size_t n = elements<shape_of_t<E>>(a.extents), period = std::min(na, nb);
-        const float* b = a.reads[1] + (table ? a.extents.position * last(extents_of<E>) : 0);  // the rows of its positions
+        const float* b = a.read("b") + (table ? a.extents.position * last(extents_of<E>) : 0);  // the rows of its positions
         for (std::size_t base = 0; base < n; base += period) {
-            const float* x = a.reads[0] + base % na;
+            const float* x = a.read("a") + base % na;
             const float* y = b + base % nb;
             for (std::size_t j = 0; j < period; ++j) a.out[base + j] = x[j] + y[j];
         }
@@ -62,8 +63,9 @@ struct add_step {
     // Token t of a packed batch adds the table's row of its position.
     static void add_by_position(const launch_args& a, const std::vector<std::size_t>& positions) {
         constexpr std::size_t d = last(extents_of<E>);
+        const float *x = a.read("a"), *table = a.read("b");
         for (std::size_t t = 0; t < positions.size(); ++t)
-            for (std::size_t j = 0; j < d; ++j) a.out[t * d + j] = a.reads[0][t * d + j] + a.reads[1][positions[t] * d + j];
+            for (std::size_t j = 0; j < d; ++j) a.out[t * d + j] = x[t * d + j] + table[positions[t] * d + j];
     }
 };
 
@@ -82,28 +84,32 @@ struct unary_step {
 };
 
 template <class E>
+    requires is_op<E, scale_op>
 struct scale_step : unary_step<E> {
     static std::string kernel() { return "scale"; }
     static std::string detail(const E& e) { return op_of(e).detail(); }
 
     static void launch(const step& s, const launch_args& a) {
         const float factor = static_cast<float>(op_of(*static_cast<const E*>(s.node)).factor);
-        kt::scale_values(unary_step<E>::n(a.extents), factor, a.reads[0], a.out);
+        kt::scale_values(unary_step<E>::n(a.extents), factor, a.read("x"), a.out);
     }
 };
 
 // relu, gelu or gelu_tanh of a value no GEMM epilogue took.
 template <class E>
+    requires is_activation<E>
 struct activation_step : unary_step<E> {
     static std::string kernel() { return op_t<E>::name; }
     static std::string detail(const E&) { return ""; }
 
     static void launch(const step&, const launch_args& a) {
-        kt::activate_values<op_t<E>::act>(unary_step<E>::n(a.extents), a.reads[0], a.out);
+        kt::activate_values<op_t<E>::act>(unary_step<E>::n(a.extents), a.read("x"), a.out);
     }
 };
 
+// A leaf computed into a slot of its own (a graph whose result is an input or weight).
 template <class E>
+    requires is_leaf<E>
 struct copy_step {
     static constexpr bool mixed_lengths = true;
     static std::string kernel() { return "copy"; }
@@ -118,7 +124,7 @@ struct copy_step {
     static std::size_t scratch_bytes() { return 0; }
 
     static void launch(const step&, const launch_args& a) {
-        std::copy_n(a.reads[0], elements<shape_of_t<E>>(a.extents), a.out);
+        std::copy_n(a.read("x"), elements<shape_of_t<E>>(a.extents), a.out);
     }
 };
 

@@ -38,6 +38,7 @@ std::string name_or(const char* otherwise) {
 }
 
 template <class E>
+    requires is_op<E, embedding_op<false>> || is_op<E, embedding_op<true>>
 struct embedding_step {
     using Table = child_t<E, 0>;
     using Ids = child_t<E, 1>;
@@ -52,22 +53,22 @@ struct embedding_step {
 
     template <class Lower>
     static void lower(const E& e, Lower& l, step& s) {
-        s.reads.push_back({"table", l.value(child<0>(e))});
+        s.reads.push_back({"table", l.value(child<0>(e)), true});
         s.reads.push_back({"ids", l.value(child<1>(e))});
-        if constexpr (positions) s.reads.push_back({"positions", l.value(child<2>(e))});
+        if constexpr (positions) s.reads.push_back({"positions", l.value(child<2>(e)), true});
     }
 
     static void launch(const step&, const launch_args& a) {
-        const auto* ids = reinterpret_cast<const std::int32_t*>(a.reads[1]);
+        const auto* ids = a.read_as<std::int32_t>("ids");
         const std::size_t tokens = elements<shape_of_t<Ids>>(a.extents), length = extent<Ids>(a.extents);
         for (std::size_t t = 0; t < tokens; ++t)
             if (ids[t] < 0 || static_cast<std::size_t>(ids[t]) >= vocabulary)
                 throw token_id_out_of_range(name_or<Ids>("ids"), index_of(dims_of<shape_of_t<Ids>>(a.extents), t), ids[t],
                                             name_or<Table>("table"), vocabulary);
-        const float* position_rows = positions ? a.reads[2] + a.extents.position * width : nullptr;
+        const float* position_rows = positions ? a.read("positions") + a.extents.position * width : nullptr;
         parallel_for(tokens / length, a.threads, [&](std::size_t sequence, int) {
             for (std::size_t l = 0, t = sequence * length; l < length; ++l, ++t) {
-                const float* row = a.reads[0] + static_cast<std::size_t>(ids[t]) * width;
+                const float* row = a.read("table") + static_cast<std::size_t>(ids[t]) * width;
                 if constexpr (positions) kt::add_values(width, row, position_rows + l * width, a.out + t * width);
                 else std::copy_n(row, width, a.out + t * width);
             }
@@ -76,6 +77,7 @@ struct embedding_step {
 };
 
 template <class E>
+    requires is_op<E, leading_rows_op>
 struct leading_rows_step {
     static constexpr bool decodes = true;
     static std::string kernel() { return op_t<E>::name; }
@@ -85,11 +87,11 @@ struct leading_rows_step {
 
     template <class Lower>
     static void lower(const E& e, Lower& l, step& s) {
-        s.reads.push_back({"table", l.value(child<0>(e))});
+        s.reads.push_back({"table", l.value(child<0>(e)), true});
     }
 
     static void launch(const step&, const launch_args& a) {
-        std::copy_n(a.reads[0] + a.extents.position * last(extents_of<E>), elements<shape_of_t<E>>(a.extents), a.out);
+        std::copy_n(a.read("table") + a.extents.position * last(extents_of<E>), elements<shape_of_t<E>>(a.extents), a.out);
     }
 };
 

@@ -21,6 +21,7 @@ namespace ctformer::plan::HWY_NAMESPACE {
 namespace kt = ctformer::kernels::HWY_NAMESPACE;
 
 template <class E>
+    requires is_gemm<E>
 struct gemm_step {
     using W = operand_t<E, operand_role::weight>;
     static constexpr std::size_t n = extents_of<W>[0], k = last(extents_of<W>);
@@ -54,7 +55,7 @@ struct gemm_step {
         const std::size_t rows = elements<shape_of_t<E>>(a.extents) / n;
         kernels::epilogue_args args;
         if constexpr (residual) {
-            args.residual = a.reads[1];
+            args.residual = a.read("residual");
             using R = operand_t<E, operand_role::residual>;
             if constexpr (is_constant<R>) {  // the positional encoding: L rows (from the run's position), or each token's
                 args.residual += a.extents.position * n;
@@ -76,7 +77,7 @@ struct gemm_step {
             const std::size_t row_end = std::min(rows, row_begin + tiles_per_block * kt::kRows);
             const std::size_t panel_begin = std::min(w.panels, p * panels_per_block);
             const std::size_t panel_end = std::min(w.panels, panel_begin + panels_per_block);
-            kt::gemm_block<epilogue_of<E>>(a.reads[0], w, a.out, args, row_begin, row_end, panel_begin, panel_end);
+            kt::gemm_block<epilogue_of<E>>(a.read("a"), w, a.out, args, row_begin, row_end, panel_begin, panel_end);
         });
     }
 };

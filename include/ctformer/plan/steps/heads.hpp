@@ -61,6 +61,29 @@ struct head_view {
     }
 };
 
+// Steps that write [..., heads, L, D], which merge_heads can take in place: a step of merge_heads
+// of one writes the merged layout directly, heads_node_t<E> being the node under it.
+template <class E>
+concept batched_matmul = is_op<E, matmul_op>;  // of activations: x·Wᵀ of a weight W is a GEMM
+
+template <class E>
+concept head_writer = is_attention<E> || batched_matmul<E>;
+
+template <class E>
+concept merged_heads = is_op<E, merge_heads_op> && head_writer<child_t<E, 0>>;
+
+template <class E>
+struct heads_node {
+    using type = E;
+};
+template <class E>
+    requires merged_heads<E>
+struct heads_node<E> {
+    using type = child_t<E, 0>;
+};
+template <class E>
+using heads_node_t = typename heads_node<E>::type;
+
 // Operands read through a view of the slot of their base.
 template <class E>
 concept head_view_of_slot = is_op<E, expand_heads_op> || is_op<E, split_heads_op>;

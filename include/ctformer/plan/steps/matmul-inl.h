@@ -17,20 +17,20 @@ HWY_BEFORE_NAMESPACE();
 namespace ctformer::plan::HWY_NAMESPACE {
 namespace kt = ctformer::kernels::HWY_NAMESPACE;
 
-// A matmul of activations (x·Wᵀ of a weight W is a GEMM): a transposed operand is a step of its own.
+// A matmul of activations (x·Wᵀ of a weight W is a GEMM; a transposed operand is a step of its
+// own), or merge_heads of one.
 template <class E>
-concept batched_matmul = is_op<E, matmul_op>;
-
-template <class E, bool Merged>
+    requires batched_matmul<E> || (merged_heads<E> && batched_matmul<child_t<E, 0>>)
 struct batched_matmul_step {
-    using M = std::conditional_t<Merged, child_t<E, 0>, E>;
+    static constexpr bool merged = merged_heads<E>;
+    using M = std::conditional_t<merged, child_t<E, 0>, E>;
     static_assert(batch_outside_matrices<true, M, child_t<M, 0>, child_t<M, 1>>::value);
 
     static const M& node(const E& e) {
-        if constexpr (Merged) return child<0>(e);
+        if constexpr (merged) return child<0>(e);
         else return e;
     }
-    static std::string kernel() { return Merged ? "matmul (heads merged)" : "matmul"; }
+    static std::string kernel() { return merged ? "matmul (heads merged)" : "matmul"; }
     static std::string detail(const E&) { return ""; }
 
     template <class Lower>
@@ -45,9 +45,9 @@ struct batched_matmul_step {
     static void launch(const step&, const launch_args& a) {
         const std::size_t m = extent<M>(a.extents, 1), n = extent<M>(a.extents), k = extent<child_t<M, 0>>(a.extents);
         const std::size_t instances = elements<shape_of_t<M>>(a.extents) / (m * n);
-        const head_view<const float> x = heads_of<child_t<M, 0>>(a.reads[0], a.extents);
-        const head_view<const float> y = heads_of<child_t<M, 1>>(a.reads[1], a.extents);
-        const head_view<float> out = heads_written<M, Merged>(a.out, a.extents);
+        const head_view<const float> x = heads_of<child_t<M, 0>>(a.read("a"), a.extents);
+        const head_view<const float> y = heads_of<child_t<M, 1>>(a.read("b"), a.extents);
+        const head_view<float> out = heads_written<M, merged>(a.out, a.extents);
         parallel_for(instances, a.threads, [&](std::size_t i, int) { kt::matmul(m, k, n, x.at(i), y.at(i), out.at(i)); });
     }
 };

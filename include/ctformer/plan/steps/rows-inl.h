@@ -43,6 +43,7 @@ void for_row_blocks(std::size_t rows, int threads, F f) {
 
 // layer_norm(x, γ, β) and residual_layer_norm(a, b, γ, β).
 template <class E>
+    requires is_op<E, layer_norm_op> || is_op<E, residual_layer_norm_op>
 struct layer_norm_step {
     static constexpr bool residual = is_op<E, residual_layer_norm_op>;
     static constexpr std::size_t n = last(extents_of<E>);  // d_model: static (layer_norm.hpp checks γ's width)
@@ -64,9 +65,7 @@ struct layer_norm_step {
 
     static void launch(const step& s, const launch_args& a) {
         const float eps = static_cast<float>(op_of(*static_cast<const E*>(s.node)).eps);
-        const float* x = a.reads[0];
-        const float* r = residual ? a.reads[1] : nullptr;
-        const float *gamma = a.reads[residual + 1], *beta = a.reads[residual + 2];
+        const float *x = a.read("x"), *r = a.read("residual"), *gamma = a.read("gamma"), *beta = a.read("beta");
         for_row_blocks(elements<shape_of_t<E>>(a.extents) / n, a.threads, [&](std::size_t first, std::size_t count) {
             kt::residual_layer_norm<n>(count, x + first * n, r ? r + first * n : nullptr, gamma, beta, eps, a.out + first * n);
         });
@@ -74,6 +73,7 @@ struct layer_norm_step {
 };
 
 template <class E>
+    requires is_op<E, softmax_op>
 struct softmax_step {
 
     static std::string kernel() { return "softmax"; }
@@ -90,7 +90,7 @@ struct softmax_step {
     static void launch(const step&, const launch_args& a) {
         const std::size_t n = extent<E>(a.extents);
         for_row_blocks(elements<shape_of_t<E>>(a.extents) / n, a.threads, [&](std::size_t first, std::size_t count) {
-            kt::softmax(count, n, a.reads[0] + first * n, a.out + first * n);
+            kt::softmax(count, n, a.read("x") + first * n, a.out + first * n);
         });
     }
 };
@@ -99,6 +99,7 @@ struct softmax_step {
 // (dsl/ops/mask.hpp): causal bars the keys after the row's last visible one, attend and key padding
 // bar the keys their boolean row says not to attend, additive adds its row.
 template <class E>
+    requires is_mask<E>
 struct mask_step {
     static constexpr mask_kind kind = op_t<E>::kind;
     static constexpr bool causal = kind == mask_kind::causal || kind == mask_kind::causal_bottom_right;
@@ -133,7 +134,7 @@ struct mask_step {
         const dims_t mask = dims_of<shape_of_t<child_t<E, 1>>>(a.extents);
         const std::size_t per_sequence = elements<shape_of_t<E>>(a.extents) / (mask.size() == 2 ? mask[0] : 1);
         const std::vector<std::size_t> strides = broadcast_strides(mask, scores, op_of(e).batch_first);
-        return [=, m = a.reads[1]](std::size_t r) -> const float* {
+        return [=, m = a.read("mask")](std::size_t r) -> const float* {
             if constexpr (kind == mask_kind::key_padding) return m + r * lk / per_sequence * lk;
             else return m + broadcast_index(r * lk, scores, strides);
         };
@@ -141,7 +142,7 @@ struct mask_step {
 
     static void launch(const step& s, const launch_args& a) {
         const std::size_t n = elements<shape_of_t<E>>(a.extents), lq = extent<E>(a.extents, 1), lk = extent<E>(a.extents);
-        if (a.out != a.reads[0]) std::copy_n(a.reads[0], n, a.out);
+        if (const float* scores = a.read("scores"); a.out != scores) std::copy_n(scores, n, a.out);
         if constexpr (causal) {
             for_row_blocks(n / lk, a.threads, [&](std::size_t first, std::size_t count) {
                 for (std::size_t r = first; r < first + count; ++r) kt::bar_from(lk, visible(r, lq, lk), a.out + r * lk);

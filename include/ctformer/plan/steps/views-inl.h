@@ -31,6 +31,7 @@ struct move_step {
 };
 
 template <class E>
+    requires head_view_of_slot<E>
 struct heads_step : move_step<E>, batch_outside_matrices<true, E> {
 
     template <class Lower>
@@ -39,7 +40,7 @@ struct heads_step : move_step<E>, batch_outside_matrices<true, E> {
     }
 
     static void launch(const step&, const launch_args& a) {
-        const head_view<const float> x = heads_of<E>(a.reads[0], a.extents);
+        const head_view<const float> x = heads_of<E>(a.read("x"), a.extents);
         const std::size_t len = extent<E>(a.extents, 1), width = extent<E>(a.extents);
         const std::size_t instances = elements<shape_of_t<E>>(a.extents) / (len * width);
         parallel_for(instances, a.threads, [&](std::size_t i, int) {
@@ -49,6 +50,7 @@ struct heads_step : move_step<E>, batch_outside_matrices<true, E> {
 };
 
 template <class E>
+    requires is_op<E, merge_heads_op> && (!head_writer<child_t<E, 0>>)
 struct merge_step : move_step<E>, batch_outside_matrices<true, child_t<E, 0>> {
     using X = child_t<E, 0>;
 
@@ -61,13 +63,15 @@ struct merge_step : move_step<E>, batch_outside_matrices<true, child_t<E, 0>> {
         const head_view<float> out = heads_written<X, true>(a.out, a.extents);
         const std::size_t len = extent<X>(a.extents, 1), width = extent<X>(a.extents);
         const std::size_t instances = elements<shape_of_t<X>>(a.extents) / (len * width);
+        const float* x = a.read("x");
         parallel_for(instances, a.threads, [&](std::size_t i, int) {
-            kt::copy_rows({a.reads[0] + i * len * width, width}, len, width, out.at(i));
+            kt::copy_rows({x + i * len * width, width}, len, width, out.at(i));
         });
     }
 };
 
 template <class E>
+    requires is_op<E, transpose_op>
 struct transpose_step : move_step<E>, batch_outside_matrices<true, child_t<E, 0>> {
     using X = child_t<E, 0>;
 
@@ -77,7 +81,7 @@ struct transpose_step : move_step<E>, batch_outside_matrices<true, child_t<E, 0>
     }
 
     static void launch(const step&, const launch_args& a) {
-        const head_view<const float> x = heads_of<X>(a.reads[0], a.extents);
+        const head_view<const float> x = heads_of<X>(a.read("x"), a.extents);
         const std::size_t rows = extent<X>(a.extents, 1), cols = extent<X>(a.extents);
         const std::size_t instances = elements<shape_of_t<E>>(a.extents) / (rows * cols);
         parallel_for(instances, a.threads, [&](std::size_t i, int) {
@@ -87,6 +91,7 @@ struct transpose_step : move_step<E>, batch_outside_matrices<true, child_t<E, 0>
 };
 
 template <class E>
+    requires is_columns<E>
 struct columns_step : move_step<E> {
     static constexpr bool mixed_lengths = true;  // row by row
 
@@ -97,7 +102,7 @@ struct columns_step : move_step<E> {
 
     static void launch(const step&, const launch_args& a) {
         constexpr std::size_t width = op_t<E>::end - op_t<E>::begin, stride = last(extents_of<child_t<E, 0>>);
-        kt::copy_rows({a.reads[0] + op_t<E>::begin, stride}, elements<shape_of_t<E>>(a.extents) / width, width, {a.out, width});
+        kt::copy_rows({a.read("x") + op_t<E>::begin, stride}, elements<shape_of_t<E>>(a.extents) / width, width, {a.out, width});
     }
 };
 
