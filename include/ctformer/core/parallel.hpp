@@ -16,7 +16,7 @@
 namespace ctformer {
 
 // Asked once: glibc answers hardware_concurrency() by reading /sys/devices/system/cpu/online, an
-// open, a read and a close that took 5% of a run of the seeds' MHA (0.2 ms) on a VM.
+// open, a read and a close, a cost a small model's run notices (docs/performance.md).
 inline int hardware_threads() {
     static const int threads = [] {
         const unsigned hardware = std::thread::hardware_concurrency();

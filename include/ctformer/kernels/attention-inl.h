@@ -40,10 +40,8 @@ inline constexpr std::size_t kQueryRows = 8;
 inline constexpr std::size_t kQueryRows = 4;
 #endif
 static_assert(kQueryTile % kQueryRows == 0);
-// kKeyBlock and kQueryTile (attention.hpp): a key block is staged (Kᵀ) once per tile. Measured on
-// one core, one head, L=512, d_k=64 (GFLOP/s, AVX-512 / AVX2): tiles of 64 queries 89 / 52, of 256
-// 98 / 55, of 512 100 / -; blocks of 128 keys were slower (97 / 53); 4 queries per pass on
-// AVX-512 92.
+// kKeyBlock and kQueryTile (attention.hpp): a key block is staged (Kᵀ) once per tile; the sizes are
+// the fastest measured (docs/performance.md).
 
 // Keys per block: 64, or all the keys (rounded up to two vectors) when there are fewer.
 inline constexpr std::size_t key_block(std::size_t lk) {

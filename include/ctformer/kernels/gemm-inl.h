@@ -4,10 +4,9 @@
 // bf16, so the micro-kernel reads it contiguously; a kRows × kPanelVectors tile of accumulators
 // lives in registers; A is packed too, per block of rows and K steps (BLIS's order: gemm_panels).
 // N need not divide the panel width: the last panel is zero-padded and stored partially. N and K
-// are the packed weight's: one kernel per epilogue, tile height and format, not per shape (measured
-// on one core, M=1024: as fast as with N and K compile-time constants, within the run-to-run noise
-// of ±15%, and each model compiles fewer copies). Rows (m, e.g. batch · sequence) are a run-time
-// count.
+// are the packed weight's: one kernel per epilogue, tile height and format, not per shape (as fast
+// as compile-time N and K, and each model compiles fewer copies). Rows (m, e.g. batch · sequence)
+// are a run-time count.
 
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_KERNELS_GEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -37,10 +36,8 @@ namespace ctformer::kernels::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // The tile of accumulators fills the vector registers: 16 on AVX2 and narrower (4 × 3 accumulators,
-// 3 of W, one broadcast of A), 32 on AVX-512 (6 × 4, 4, 1). Measured on one core (M=1024, N, K of
-// 512 and 2048): AVX-512 with 6 × 4 reached 150-163 GFLOP/s, 83% of its peak, against 104-141 with
-// 4 × 3; 8 × 3 was in between and 12 × 2 spilled. On AVX2 (a 2-core AMD EPYC VM), with A packed,
-// 4 × 3, 6 × 2 and 3 × 4 ran within 5% of each other.
+// 3 of W, one broadcast of A), 32 on AVX-512 (6 × 4, 4, 1): the fastest tiles measured
+// (docs/performance.md).
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 inline constexpr std::size_t kRows = 6;          // rows of A per micro-tile
 inline constexpr std::size_t kPanelVectors = 4;  // vectors of columns per micro-tile
@@ -52,16 +49,13 @@ inline constexpr std::size_t kPanelVectors = 3;
 // With at most kStreamRows rows of A (decoding, a batch of single tokens) a step is a few FMAs per
 // cache line of W, which streams from memory, and the hardware prefetcher alone left the stream
 // short of the bandwidth: W's panel is prefetched kPrefetchBytes ahead of the loads (prefetch.hpp).
-// With more rows the prefetches only take load slots: M=1024 on AVX2 (a Zen4 core) ran 10% slower
-// with them.
+// With more rows the prefetches only take load slots (docs/performance.md).
 inline constexpr std::size_t kStreamRows = 8;
 
 // With more rows than a tile holds (up to kStreamRows), one tile of all of them reads each chunk of
 // a panel in slices of kSliceVectors vectors, and each slice prefetches its share of the stream, in
-// order. With a second tile of the leftover rows instead, which read W from L1 while nothing
-// streamed, GPT-2 small's GEMMs at batch 8 took 31 ms a step against 22.5 at batch 6 (AVX-512, one
-// Zen 4 core); with the slices, its decoding step went from 41-43 ms to 37-40 (AVX2: 49-58 to
-// 48-49), and with each slice prefetching its own columns instead, a strided stream, to 61. The
+// order: a second tile of the leftover rows read W from L1 while nothing streamed, and slices that
+// each prefetched their own columns made a strided stream, both slower (docs/performance.md). The
 // slice's tile holds kStreamRows × kSliceVectors accumulators.
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 inline constexpr std::size_t kSliceVectors = 2;
@@ -142,7 +136,7 @@ struct fp32_panel {
 // bf16 pairs: step k's values are the low (k even) or high (k odd) halves of row k/2, widened to
 // fp32 by shifts: exact. Shifts, not a mask for the high halves: on AVX2 the mask's register was
 // one more than the 16 the tile leaves, and GCC rebuilt it every step and spilled accumulators
-// (M=1024, N=2048, K=512 on a Zen4 core: 44-48 GFLOP/s with the mask, 62 with shifts).
+// (docs/performance.md).
 struct bf16_panel {
     static constexpr std::size_t kSteps = 2;  // a pair's two halves
     using uint_tag = hn::RebindToUnsigned<float_tag>;
@@ -263,9 +257,7 @@ struct tile_place {
 // values a step), W read as Panel, Vectors vectors of it; `ahead` is prefetched meanwhile.
 // `at` by reference: passed by value, GCC stored its four fields and copied them to the call's stack
 // in one 32-byte load, which no store can forward, so it waited for every older store to reach L1,
-// the previous tile's stores of C among them, lines that missed the cache. On a Zen 5 core
-// (AVX-512) the GEMMs of M=512 and 1024 went from 85-87% of the FMA peak to 89-92%, S2's encoder
-// layer from 82% to 88%.
+// the previous tile's stores of C among them, lines that missed the cache (docs/performance.md).
 template <std::size_t Rows, std::size_t Vectors, class Epilogue, class Panel>
 void micro_tile(const float* a, const packed_weight& w, const tile_place& at, std::size_t k_begin, std::size_t k_end,
                 prefetch_range ahead, float* c, const epilogue_args& args) {
@@ -316,11 +308,8 @@ inline void pack_rows(const float* a, std::size_t k, std::size_t row_begin, std:
 // of one panel of W from L2 (48 KB on AVX2, 128 KB on AVX-512), and reads and writes its tile of C
 // once a block. A block of one row tile takes K whole: nothing reuses its slice. Reading A in place
 // instead, strided, one float from each of kRows rows a step, had made K blocks slower than none.
-// Measured on one Zen4 core (M=1024, N and K of 512 and 2048): AVX-512 at 92-106 GFLOP/s, 80-90%
-// of its peak, with blocks of 512 steps, against 77 with blocks of 64 (a 16 KB slice, kept in L1,
-// whose C traffic cost more than L1 saved). Blocks of 128 rows rather than 32 read W from L3 4
-// times less often: BERT-base's GEMMs (512 rows, N and K of 768 to 3072) on AVX2 went from 63-80 to
-// 77-96 GFLOP/s; 512 KB was no better.
+// Blocks of 64 steps (a slice kept in L1) cost more in C traffic than L1 saved; blocks of 128 rows
+// rather than 32 read W from L3 4 times less often (docs/performance.md).
 inline constexpr std::size_t kBlockSteps = 512;  // even: bf16 pairs
 inline constexpr std::size_t kSliverFloats = 65536;
 
@@ -340,10 +329,8 @@ inline std::size_t block_depth(const packed_weight& w, std::size_t rows) {
 // kStreamChunk steps; more are one padded tile of kStreamRows, slice by slice, a chunk about
 // kSlicedChunkBytes of W, whatever the format. (Blocks of K across every panel instead had W
 // re-read from L2 by a second tile, with no prefetch running meanwhile, and the stream jumping from
-// panel to panel.) A is packed whole. GPT-2 small's decoding step (one Zen 5 core, best of 16,
-// alternating runs), at batch 8 in chunks of 64 steps, as one tile's: AVX-512 fp32 27.8-30.6 ms,
-// 25.0-28.4 in 8 KB (32 steps), bf16 no slower in 8 KB (64 steps) than in 4; AVX2 fp32 35.8-47.6
-// ms, 34.0-36.9 in 8 KB. At batch 1, 8 KB was 5% slower than 64 steps for fp32.
+// panel to panel.) A is packed whole. Chunks of 8 KB were the fastest at batch 8, 64 steps at batch 1
+// (docs/performance.md).
 inline constexpr std::size_t kStreamChunk = 64;  // even: bf16 pairs
 inline constexpr std::size_t kSlicedChunkBytes = 8192;
 
@@ -383,10 +370,8 @@ void stream_panels(const float* a, const packed_weight& w, float* c, const epilo
 // The slice of W that the tiles read after panel p's K block from k_begin (blocks of `depth` steps):
 // the next panel's; after the last panel, the first one's slice of the next K block, or of the first
 // (the next row block's). Panel p's tiles prefetch it between them, so that it comes from memory (or
-// L3) while they compute, and the next panel's first tile finds it in cache. Measured on a Zen 5
-// core (AVX-512, GFLOP/s of a peak of 221-227): W from memory (12 weights cycling), M=256 and 1024,
-// N and K of 512 to 3072, 185-192 before, 195-209 after; M=20 (the seeds' rows) 121-166 before,
-// 191-212 after, W streaming at 21 GB/s; GPT-2 small's prefill 168-175 before, 178-186 after.
+// L3) while they compute, and the next panel's first tile finds it in cache: W from memory no longer
+// stalls the first tiles, most of all with few rows (docs/performance.md).
 template <class Panel>
 prefetch_range next_slice(const packed_weight& w, std::size_t p, std::size_t k_begin, std::size_t depth,
                           std::size_t panel_begin, std::size_t panel_end) {

@@ -1,8 +1,7 @@
 // Transposing a block of a matrix in registers, for the kernels that stage an operand in the order
 // their inner loop reads it: the attention's Kᵀ of a key block, the GEMM's rows of A step-major.
-// One element at a time, a load and a store each, staging had taken an eighth of the attention's
-// time for 128 keys, and packing A 6% of a GEMM with N = 512 (AVX-512, Zen 5): in 4 × 4 blocks, 8
-// loads and stores move 16 values, and packing went from 0.35 to 0.14 ns a value.
+// In 4 × 4 blocks, 8 loads and stores move 16 values, where one element at a time staging had been
+// a noticeable share of the attention and of a GEMM (docs/performance.md).
 
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_KERNELS_TRANSPOSE_INL_H_) == defined(HWY_TARGET_TOGGLE)

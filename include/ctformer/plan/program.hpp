@@ -160,10 +160,9 @@ struct program {
     slot_id result = no_slot;
 
     // The threads step k runs on in a run of `at` on `threads`: all of them, or one for a step too
-    // small to pay for forking the others, its FLOPs and the values it writes under kThreadedWork.
-    // On 2 cores of a Zen 5 VM the seeds' attention (0.2 MFLOP) took 12 µs on one thread and 23 on
-    // two, its LayerNorms (10,240 values) 2.5 and 8. Attention over a KV cache is bound by the cache
-    // it reads, not by either: it takes them all.
+    // small to pay for forking the others, its FLOPs and the values it writes under kThreadedWork
+    // (the seeds' attention and LayerNorms ran faster on one thread: docs/performance.md). Attention
+    // over a KV cache is bound by the cache it reads, not by either: it takes them all.
     static constexpr double kThreadedWork = 1e6;
     int threads_of(std::size_t k, const extent_values& at, int threads) const {
         const step& s = steps[k];

@@ -49,8 +49,7 @@ struct gemm_step {
     // split), each block reading all of W from the caches. Fewer row tiles than work items wanted (the
     // seeds' 20 rows, decoding): W's panels split instead, one block per thread, so the cores stream a
     // share of W each, once, where split rows had each stream all of it (the seeds' layer got slower
-    // with a second thread), and each packs A once: in 4 blocks per thread, packing A took a sixth of
-    // the seeds' FFN (S1 encoder layer on 2 Zen4 cores: 0.91 -> 0.74 ms, best of 50 profiled runs).
+    // with a second thread), and each packs A once (docs/performance.md).
     static void launch(const step&, const launch_args& a) {
         const std::size_t rows = elements<shape_of_t<E>>(a.extents) / n;
         kernels::epilogue_args args;
