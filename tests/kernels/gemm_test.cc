@@ -17,6 +17,7 @@
 
 #include <ctformer/ctformer.hpp>
 #include <ctformer/kernels/gemm-inl.h>
+#include <ctformer/reference/evaluate.hpp>
 #include <ctformer/reference/random_inputs.hpp>
 
 #include "support/compare.hpp"

@@ -14,6 +14,7 @@
 
 #include <ctformer/ctformer.hpp>
 #include <ctformer/kernels/matmul-inl.h>
+#include <ctformer/reference/evaluate.hpp>
 #include <ctformer/reference/random_inputs.hpp>
 
 #include "support/compare.hpp"

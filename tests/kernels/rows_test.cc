@@ -15,6 +15,7 @@
 
 #include <ctformer/ctformer.hpp>
 #include <ctformer/kernels/rows-inl.h>
+#include <ctformer/reference/evaluate.hpp>
 #include <ctformer/reference/random_inputs.hpp>
 
 #include "support/compare.hpp"

@@ -3,6 +3,7 @@
 // on the host's own target, matching the reference evaluator to 1e-5 + 1e-4·|want| (NaN fails).
 #include <ctformer/compile.hpp>
 #include <ctformer/ctformer.hpp>
+#include <ctformer/reference/evaluate.hpp>
 #include <ctformer/reference/random_inputs.hpp>
 
 #include <cmath>

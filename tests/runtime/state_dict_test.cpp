@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include <ctformer/ctformer.hpp>
+#include <ctformer/reference/evaluate.hpp>
 #include <ctformer/reference/random_inputs.hpp>
 #include <ctformer/runtime/state_dict.hpp>
 
