@@ -1,4 +1,5 @@
-// Every node derives its static shape where it is built.
+// Every node derives its static shape where it is built. Shapes themselves (their algebra, printing,
+// broadcasting, packed batches): tests/shape/.
 #include "support/tensors.hpp"
 
 namespace {
@@ -30,11 +31,6 @@ auto memory = ctf::input<"memory", B, 12, 512>();
 using cross = decltype(ctf::nn::multi_head_attention_with_weights<seeds>(x, memory, memory));
 static_assert(has_shape<decltype(cross::output), B, 10, 512>);
 static_assert(has_shape<decltype(cross::weights), B, 8, 10, 12>);
-
-TEST(Shapes, PrintWithUnderscoresAndTheBatchAsB) {
-    EXPECT_EQ(ctf::to_string<ctf::shape_of_t<decltype(x)>>(), "[B,_10,_512]");
-    EXPECT_EQ((ctf::to_string<ctf::shape<3, 4>>()), "[_3,_4]");
-}
 
 TEST(Shapes, RunTimeDimsFollowTheStaticShapeWithTheGivenBatch) {
     auto y = ctf::matmul(ctf::input<"a", B, 2, 3>(), ctf::weight<"b", 3, 4>());

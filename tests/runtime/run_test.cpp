@@ -1,19 +1,19 @@
 // ctformer::compile as users build it (the static target of CTFORMER_ARCH_FLAGS): results that do
 // not depend on the thread count (bitwise), runs from several threads at once, typed errors for
-// missing or misshapen tensors, graphs with steps no pass fuses, what explain() shows, and that the
-// plan it shows is what runs (the steps, their order, the DOT picture's data flow, the memory).
+// missing or misshapen tensors, graphs with steps no pass fuses, what explain() and the profile of
+// a run show. That the plan explain() shows is what runs (the steps, their order, the DOT picture's
+// data flow) and the memory it asks for: tests/plan/.
 #include <ctformer/compile.hpp>
-#include <ctformer/inspect/dot.hpp>
 #include <ctformer/inspect/profile.hpp>
 
 #include <cstdio>
 #include <functional>
 #include <iterator>
-#include <set>
 #include <sstream>
 #include <thread>
 
 #include "support/model_check.hpp"
+#include "support/recorded_run.hpp"
 
 namespace {
 constexpr ctf::nn::config cfg{.d_model = 64, .heads = 4, .d_ff = 128};
@@ -197,90 +197,7 @@ TEST(Explain, ShowsEveryPassAndThePlan) {
 }  // namespace
 
 namespace {
-// One key block and one query tile (of up to 256 queries): bounded, whatever the length; the plan
-// reports the kernel's bytes at the model's lengths.
-TEST(Plan, AttentionScratchDoesNotGrowWithTheSequence) {
-    using scratch = ctformer::kernels::HWY_NAMESPACE::attention_scratch<16, 16>;  // cfg's heads: 16 wide
-    EXPECT_EQ(scratch::bytes(2048, 2048), scratch::bytes(512, 512));
-    EXPECT_LT(scratch::bytes(16, 16), scratch::bytes(512, 512));  // a short sequence: a shorter block and tile
-    for (std::size_t lq = 1; lq <= 300; ++lq)  // the lengths are run-time: the longest's scratch holds any shorter run
-        for (std::size_t lk = 1; lk <= 300; lk += 7) ASSERT_LE(scratch::bytes(lq, lk), scratch::bytes(300, 300));
-    std::size_t planned = 0;
-    const auto model = ctf::compile(ctf::nn::encoder_layer<cfg>(x));
-    for (const auto& step : model.program().steps)
-        if (step.kernel.find("fused_attention") != std::string::npos) planned = step.scratch_bytes;
-    EXPECT_EQ(planned, scratch::bytes(37, 37));
-}
-}  // namespace
-
-namespace {
 auto stack_of_3 = ctf::nn::encoder<cfg, 3>(x, ctf::causal);
-
-// The slot a step reads, as the data flow names its producer: the step that writes it (a repeat's
-// input: the step that writes its argument), or -1 - slot for an input.
-long producer(const ctf::plan::program& p, ctf::plan::slot_id read) {
-    for (const auto& r : p.repeats)
-        if (read == r.input) read = r.argument;
-    if (p.slots[read].kind == ctf::plan::slot_kind::input) return -1 - static_cast<long>(read);
-    for (std::size_t k = 0; k < p.steps.size(); ++k)
-        if (p.steps[k].writes == read) return static_cast<long>(k);
-    return -1000;  // a weight or constant: not drawn
-}
-
-// stack_of_3 compiled, bound and run once on a batch of `batch`, its steps recorded as they ran.
-auto recorded_run(std::size_t batch, int threads) {
-    auto model = ctf::compile(stack_of_3);
-    const ctf::tensor_map inputs = ctf::reference::random_inputs(stack_of_3, batch);
-    model.bind(inputs);
-    std::vector<ctf::runtime::step_record> records;
-    ctf::host_tensor<float> output;
-    model.run(inputs, output, {.threads = threads, .profile = &records});
-    return std::pair{std::move(model), std::move(records)};
-}
-
-TEST(Plan, TheStepsExplainPrintsAreTheStepsThatRun) {
-    const auto [model, ran] = recorded_run(3, 2);
-    const ctf::plan::program& p = model.program();
-    ASSERT_EQ(p.repeats.size(), 1u);  // the layer's steps, all of them, three times in order
-    ASSERT_EQ(p.repeats[0].first, 0u);
-    ASSERT_EQ(p.repeats[0].end, p.steps.size());
-    std::vector<std::pair<std::size_t, int>> planned;
-    for (int layer = 0; layer < 3; ++layer)
-        for (std::size_t k = 0; k < p.steps.size(); ++k) planned.emplace_back(k, layer);
-    ASSERT_EQ(ran.size(), planned.size());
-    for (std::size_t i = 0; i < ran.size(); ++i)
-        EXPECT_EQ(std::pair(ran[i].step, ran[i].iteration), planned[i]) << "step run " << i;
-    const std::string table = ctf::plan_table(p, {3});  // explain()'s table: each step on its row
-    for (std::size_t k = 0; k < p.steps.size(); ++k) {
-        const auto row = std::to_string(k) + "   " + (p.steps[k].repeat >= 0 ? "  " : "") + p.steps[k].kernel;
-        const std::size_t at = table.find("\n" + row);
-        ASSERT_NE(at, std::string::npos) << row << " in\n" << table;
-        const std::string line = table.substr(at + 1, table.find('\n', at + 1) - at - 1);
-        EXPECT_NE(line.find(" " + ctf::detail::reads_text(p, p.steps[k]) + " "), std::string::npos) << line;
-        EXPECT_NE(line.find(" " + p.slots[p.steps[k].writes].name + " "), std::string::npos) << line;
-    }
-    EXPECT_NE(table.find("×3 (layers.0. … layers.2.)"), std::string::npos) << table;
-}
-
-TEST(Plan, TheDotPictureDrawsTheDataFlow) {
-    const auto model = ctf::compile(stack_of_3);
-    const ctf::plan::program& p = model.program();
-    std::set<std::pair<long, std::size_t>> flow;  // producer -> consumer, from the slots
-    for (std::size_t k = 0; k < p.steps.size(); ++k)
-        for (const auto& read : p.steps[k].reads)
-            if (const long from = producer(p, read.slot); from != -1000) flow.emplace(from, k);
-    std::set<std::pair<long, std::size_t>> drawn;
-    std::istringstream dot(ctf::to_dot(p, {3}));
-    const auto node = [](const std::string& id) { return id[0] == 'i' ? -1 - std::stol(id.substr(2)) : std::stol(id.substr(1)); };
-    for (std::string line; std::getline(dot, line);) {
-        std::istringstream words(line);
-        std::string from, arrow, to;
-        if (words >> from >> arrow >> to && arrow == "->" && line.find("dashed") == std::string::npos)
-            drawn.emplace(node(from), static_cast<std::size_t>(node(to.substr(0, to.find(';')))));
-    }
-    EXPECT_EQ(drawn, flow);
-    EXPECT_FALSE(flow.empty());
-}
 
 TEST(Run, KeepsAValueOfOneIterationOfARepeat) {
     auto model = ctf::compile(stack_of_3);
@@ -314,7 +231,7 @@ std::vector<std::string> profile_rows(const std::string& table) {
 // One row per step of the plan, a repeat's steps run once per iteration, the rows adding up to the
 // total; a GEMM's bytes are its input, output and packed weights; records of another plan refused.
 TEST(Profile, ShowsEveryStepWithItsTimeRateAndBytes) {
-    auto [model, records] = recorded_run(2, 1);  // records: a wrong one is added below
+    auto [model, records] = test::recorded_run(stack_of_3, 2, 1);  // records: a wrong one is added below
     const std::string table = model.profile(records, 2);
     const std::vector<std::string> rows = profile_rows(table);
     const auto& steps = model.program().steps;
@@ -350,7 +267,7 @@ TEST(Profile, ShowsEveryStepWithItsTimeRateAndBytes) {
 // judges each step against the peak of the cores it ran on: here the Q/K/V GEMM (1.8 MFLOP) on two,
 // the LayerNorms (2 × 37 × 64 values) on one.
 TEST(Profile, JudgesEachStepByTheCoresItRanOn) {
-    auto [model, records] = recorded_run(2, 2);
+    auto [model, records] = test::recorded_run(stack_of_3, 2, 2);
     const ctf::plan::program& p = model.program();
     const std::vector<std::string> rows = profile_rows(model.profile(records, 2, 2));
     double peak = 0;
@@ -374,18 +291,6 @@ TEST(Profile, JudgesEachStepByTheCoresItRanOn) {
         EXPECT_NEAR(n[5], 100 * n[2] / cores_peak, rounding) << rows[k + 2];
     }
     EXPECT_TRUE(one && both);
-}
-
-// Slots are reused once dead, and a repeat's body the same in every iteration: depth costs no memory.
-TEST(Plan, ActivationMemoryDoesNotGrowWithDepth) {
-    const auto one = ctf::compile(ctf::nn::encoder<cfg, 1>(x));
-    const auto twelve = ctf::compile(ctf::nn::encoder<cfg, 12>(x));
-    const std::size_t bytes_1 = ctf::plan::allocate(one.program(), {8}).bytes();
-    const std::size_t bytes_12 = ctf::plan::allocate(twelve.program(), {8}).bytes();
-    EXPECT_GT(bytes_1, 0u);
-    EXPECT_LE(bytes_12, bytes_1 + bytes_1 / 10);
-    // and less than one buffer per value: an encoder layer's 8 values of [8, 37, 64] or wider
-    EXPECT_LT(bytes_1, 8 * 8 * 37 * 64 * sizeof(float));
 }
 }  // namespace
 
