@@ -13,6 +13,7 @@
 #include <string>
 
 #include <ctformer/ctformer.hpp>
+#include <ctformer/reference/evaluate.hpp>
 #include <ctformer/reference/random_inputs.hpp>
 #include <ctformer/runtime/npy.hpp>
 #include <ctformer/runtime/safetensors.hpp>
