@@ -12,16 +12,14 @@
 namespace {
 
 void print_help(std::ostream& out) {
-    out << "usage: ctformer-gen --name NAME --source FILE --output-dir DIR [PARAM=VALUE ...]\n\n"
+    out << "usage: ctformer-gen --name NAME --source FILE --output-dir DIR [PARAM=VALUE ...]\n"
+           "       ctformer-gen --help-table   (the parameters as a Markdown table)\n\n"
            "Checks the parameters of model NAME, declared in FILE with CTFORMER_REGISTER_MODEL, and\n"
            "writes DIR/NAME.params.hpp. ctformer_add_model(NAME SOURCE FILE PARAMS ...) runs it, then\n"
            "builds NAME's generator, which writes NAME.hpp, NAME.cpp, NAME.plan.txt and NAME.dot\n"
            "(CTFORMER_GEN_DEBUG=1|2|3: fused groups | trees after each pass | generated source).\n\n"
-           "parameters:\n";
-    for (const ctformer::gen::param_doc& d : ctformer::gen::param_docs) {
-        const std::string head = "  " + std::string(d.name) + "=" + std::string(d.values);
-        out << head << std::string(head.size() < 34 ? 34 - head.size() : 1, ' ') << d.meaning << "\n";
-    }
+           "parameters:\n"
+        << ctformer::gen::params_help();
 }
 
 bool is_identifier(const std::string& name) {
@@ -45,6 +43,10 @@ int main(int argc, char** argv) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
             print_help(std::cout);
+            return 0;
+        }
+        if (arg == "--help-table") {
+            std::cout << ctformer::gen::params_table();
             return 0;
         }
         std::string* value = arg == "--name" ? &name : arg == "--source" ? &source : arg == "--output-dir" ? &dir : nullptr;

@@ -33,7 +33,7 @@ std::unique_ptr<ctf::any_model> bert_base_layer_with_weights();
 
 struct configuration {
     std::string_view name, about;
-    ctf::nn::config hyper;
+    ctf::nn::config hyper;  // --help lists its fields as nn::config_fields spells them
     std::size_t sequence;                                  // the longest input
     std::unique_ptr<ctf::any_model> (*make)();
     std::unique_ptr<ctf::any_model> (*make_with_weights)();  // null: no attention weights to keep
@@ -42,11 +42,11 @@ struct configuration {
 inline constexpr std::string_view attention_weights_name = "self_attn.attn_weights";
 
 inline const std::array<configuration, 3> configurations{{
-    {"seeds-layer", "the seeds' encoder layer, nn.TransformerEncoderLayer(512, 8, 2048), post-LN, relu", seeds,
+    {"seeds-layer", "the seeds' encoder layer, nn.TransformerEncoderLayer(512, 8, 2048)", seeds,
      seeds_sequence, seeds_layer, seeds_layer_with_weights},
     {"encoder-6", "nn.TransformerEncoder of 6 seeds-layer layers (names layers.0. ... layers.5.)", seeds,
      seeds_sequence, seeds_encoder_6, nullptr},
-    {"bert-base-layer", "one BERT-base layer: 768 wide, 12 heads, d_ff 3072, post-LN, gelu, eps 1e-12", bert_base,
+    {"bert-base-layer", "one BERT-base layer", bert_base,
      bert_sequence, bert_base_layer, bert_base_layer_with_weights},
 }};
 

@@ -108,7 +108,7 @@ void print_usage(std::ostream& out) {
     out << usage;
     for (const run::configuration& c : run::configurations)
         out << "  " << c.name << std::string(18 - c.name.size(), ' ') << c.about << "; length up to " << c.sequence
-            << "\n";
+            << "\n" << std::string(20, ' ') << ctf::fields::words(ctf::nn::config_fields, c.hyper) << "\n";
 }
 
 // x as [batch, length, d_model]; throws a file_error naming the file unless it fits the configuration.

@@ -7,8 +7,9 @@
 //       return ctf::gen::with_mask<P>([&](auto... mask) { return ctf::nn::encoder<P.config(), P.layers>(x, mask...); });
 //   }
 //
-// P is a ctf::gen::params (seq, d_model, heads, kv_heads, d_ff, layers, norm_first, activation,
-// mask), fixed at build time by ctformer_add_model(my_encoder SOURCE ... PARAMS seq=128 heads=8).
+// P is a ctf::gen::params: nn::config's fields (d_model, heads, kv_heads, d_ff, act, norm, eps; P.config()
+// is that nn::config) and seq, layers, mask, fixed at build time by
+// ctformer_add_model(my_encoder SOURCE ... PARAMS seq=128 heads=8 act=gelu norm=pre); ctformer-gen --help lists them.
 #pragma once
 
 #include "ctformer.hpp"

@@ -153,6 +153,16 @@ TEST(CtformerRun, ExplainAlonePrintsThePlan) {
     EXPECT_NE(run.printed.find("residual_layer_norm"), std::string::npos) << run.printed;
 }
 
+// --help lists each configuration's hyper-parameters under nn::config's names, from its one field list.
+TEST(CtformerRun, HelpListsEachConfigurationsFields) {
+    const outcome help = ctformer_run("--help");
+    ASSERT_EQ(help.status, 0) << help.printed;
+    for (const ctf::nn::config& c : {seeds, bert_base})
+        EXPECT_NE(help.printed.find(ctf::fields::words(ctf::nn::config_fields, c)), std::string::npos) << help.printed;
+    EXPECT_NE(help.printed.find("d_model=768 heads=12 kv_heads=0 d_ff=3072 act=gelu norm=post eps=1e-12\n"), std::string::npos)
+        << help.printed;
+}
+
 // Exit status 1 and a message naming what is wrong, or 2 and the usage for a command-line mistake.
 void expect_failure(const std::string& arguments, int status, const std::string& message) {
     const outcome run = ctformer_run(arguments);

@@ -1,6 +1,7 @@
-// ctformer-gen from the command line: --help documents every parameter; each bad parameter is one
-// line naming it and exit status 2; good ones become the parameter header. And the graded debug
-// output of a model's generator (CTFORMER_GEN_DEBUG=1, 2, 3).
+// ctformer-gen from the command line: --help documents every parameter (and --help-table as Markdown),
+// under nn::config's names; each bad parameter is one line naming it and exit status 2; good ones
+// become the parameter header. And the graded debug output of a model's generator
+// (CTFORMER_GEN_DEBUG=1, 2, 3).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,18 +28,48 @@ outcome ctformer_gen(const std::string& params) {
 TEST(CtformerGen, HelpDocumentsEveryParameter) {
     const outcome help = run_command(std::string(CTFORMER_GEN) + " --help");
     EXPECT_EQ(help.status, 0);
-    for (const ctformer::gen::param_doc& d : ctformer::gen::param_docs)
-        EXPECT_NE(help.printed.find("  " + std::string(d.name) + "="), std::string::npos) << d.name;
+    ctformer::fields::for_each(ctformer::gen::param_fields, [&](const auto& f) {
+        EXPECT_NE(help.printed.find("\n  " + std::string(f.name) + "=" + ctformer::fields::values(f)), std::string::npos) << f.name;
+    });
+    EXPECT_NE(help.printed.find("  act=relu|gelu|gelu_tanh|none    feed-forward activation"), std::string::npos) << help.printed;
+    EXPECT_NE(help.printed.find("  norm=post|pre"), std::string::npos) << help.printed;
+    EXPECT_NE(help.printed.find("(default 1e-05)"), std::string::npos) << help.printed;  // eps, from nn::config{}
+}
+
+// The README's table of the parameters, printed from the same list.
+TEST(CtformerGen, HelpTableIsMarkdown) {
+    const outcome table = run_command(std::string(CTFORMER_GEN) + " --help-table");
+    EXPECT_EQ(table.status, 0);
+    EXPECT_EQ(table.printed, ctformer::gen::params_table());
+    EXPECT_NE(table.printed.find("| `norm` | `post\\|pre` | `post` |"), std::string::npos) << table.printed;
+    EXPECT_EQ(std::count(table.printed.begin(), table.printed.end(), '\n'),
+              2 + static_cast<long>(std::tuple_size_v<decltype(ctformer::gen::param_fields)>));
+}
+
+// One spelling: the generator's parameters are nn::config's fields, under nn::config's names.
+TEST(CtformerGen, ParametersAreNnConfigsFields) {
+    const ctformer::gen::params p = ctformer::gen::parse({"d_model=64", "heads=4", "act=gelu_tanh", "norm=pre", "eps=1e-12"});
+    constexpr ctformer::nn::config expected{.d_model = 64, .heads = 4, .act = ctformer::nn::activation::gelu_tanh,
+                                       .norm = ctformer::nn::norm_position::pre, .eps = 1e-12};
+    EXPECT_EQ(ctformer::fields::words(ctformer::nn::config_fields, p.config()),
+              ctformer::fields::words(ctformer::nn::config_fields, expected));
+    EXPECT_EQ(ctformer::fields::words(ctformer::nn::config_fields, expected),
+              "d_model=64 heads=4 kv_heads=0 d_ff=2048 act=gelu_tanh norm=pre eps=1e-12");
+    for (const char* old : {"activation=gelu", "norm_first=true"})
+        EXPECT_THROW(ctformer::gen::parse({old}), ctformer::gen::param_error) << old;
 }
 
 TEST(CtformerGen, EachBadParameterIsOneLine) {
     const std::pair<std::string, std::string> cases[] = {
-        {"head=8", "ctformer-gen: unknown parameter 'head' (known: seq, d_model, heads,"},
+        {"head=8", "ctformer-gen: unknown parameter 'head' (known: seq, d_model, heads, kv_heads, d_ff, act, norm, eps, "
+                   "layers, mask)\n"},
         {"d_model=512 heads=7", "ctformer-gen: heads=7 does not divide d_model=512\n"},
         {"heads=8 kv_heads=3", "ctformer-gen: kv_heads=3 does not divide heads=8\n"},
         {"seq=0", "ctformer-gen: seq=0: expected a whole number from 1 to 65536\n"},
         {"d_ff=2k", "ctformer-gen: d_ff=2k: expected a whole number from 1 to 1048576\n"},
-        {"activation=tanh", "ctformer-gen: activation=tanh: expected one of relu, gelu, gelu_tanh\n"},
+        {"act=tanh", "ctformer-gen: act=tanh: expected one of relu, gelu, gelu_tanh, none\n"},
+        {"norm=first", "ctformer-gen: norm=first: expected one of post, pre\n"},
+        {"eps=0", "ctformer-gen: eps=0: expected a number from 1e-30 to 1\n"},
         {"mask=yes", "ctformer-gen: mask=yes: expected one of none, causal, key_padding\n"},
         {"seq=10 seq=12", "ctformer-gen: seq is given twice\n"},
         {"seq", "ctformer-gen: 'seq': expected name=value\n"},
@@ -53,12 +84,14 @@ TEST(CtformerGen, EachBadParameterIsOneLine) {
 }
 
 TEST(CtformerGen, GoodParametersBecomeTheHeader) {
-    ASSERT_EQ(ctformer_gen("seq=64 heads=4 kv_heads=1 norm_first=true mask=causal").status, 0);
+    ASSERT_EQ(ctformer_gen("seq=64 heads=4 kv_heads=1 norm=pre mask=causal").status, 0);
     std::stringstream header;
     header << std::ifstream(dir() + "/m.params.hpp").rdbuf();
-    EXPECT_NE(header.str().find("{.seq = 64, .d_model = 512, .heads = 4, .kv_heads = 1, .d_ff = 2048, .layers = 1, "
-                                ".norm_first = true, .activation = ctformer::nn::activation::relu, "
-                                ".mask = ctformer::gen::mask_param::causal}"),
+    EXPECT_NE(header.str().find("ctformer_model_params = [] {\n    ctformer::gen::params p;\n    p.seq = 64;\n"
+                                "    p.d_model = 512;\n    p.heads = 4;\n    p.kv_heads = 1;\n    p.d_ff = 2048;\n"
+                                "    p.act = ctformer::activation::relu;\n    p.norm = ctformer::nn::norm_position::pre;\n"
+                                "    p.eps = 1e-05;\n    p.layers = 1;\n    p.mask = ctformer::gen::mask_param::causal;\n"
+                                "    return p;\n}();\n"),
               std::string::npos)
         << header.str();
 }

@@ -180,8 +180,8 @@ void TestLengthErrorsNameTheTensor() {
             EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
         }
     };
-    expect_error.operator()<length_out_of_range>("q", {2, 2, 8, 8}, "expected [B,_2,L<=7,_8] (a length from 1 to 7, given 8)");
-    expect_error.operator()<length_out_of_range>("k", {2, 2, 0, 8}, "a length from 1 to 9, given 0");
+    expect_error.operator()<length_out_of_range>("q", {2, 2, 8, 8}, "expected [B,_2,L<=7,_8] (L, a length from 1 to 7, given 8)");
+    expect_error.operator()<length_out_of_range>("k", {2, 2, 0, 8}, "(L1, a length from 1 to 9, given 0)");
     expect_error.operator()<shape_mismatch>("pad", {2, 6}, "expected [B,L1<=9] with B=2, L1=5");
     expect_error.operator()<shape_mismatch>("v", {2, 2, 4, 3}, "with B=2, L1=5");
 }

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <string>
 
+#include <ctformer/core/tensor_check.hpp>
 #include <ctformer/ctformer.hpp>
 
 namespace {
@@ -73,6 +75,57 @@ TEST(Shapes, ExtentValuesGiveEachDeclaredExtentItsRunTimeValue) {
     EXPECT_FALSE(other == at);
     EXPECT_TRUE(other.with_batch(3) == at);
     EXPECT_EQ(ctf::extent_values{}.of(ctf::upto<9>), 9u);  // a number alone is a batch, at the maxima
+}
+
+// A run-time extent seen as what it is: the batch, a length with its variable and maximum, a size.
+TEST(Shapes, ExtentViewTellsTheKindsApart) {
+    using view = ctf::extent_view;
+    EXPECT_EQ(view::of(ctf::batch), (view{view::kind::batch, 0, 0}));
+    EXPECT_EQ(view::of(ctf::upto<512>), (view{view::kind::length, 512, 0}));
+    EXPECT_EQ((view::of(ctf::upto<128, 1>)), (view{view::kind::length, 128, 1}));
+    EXPECT_EQ(view::of(64), (view{view::kind::fixed, 64, 0}));
+    EXPECT_EQ(view::of(ctf::batch).to_string(), "B");
+    EXPECT_EQ(view::of(ctf::upto<512>).to_string(), "L<=512");
+    EXPECT_EQ((view::of(ctf::upto<128, 1>).to_string()), "L1<=128");
+    EXPECT_EQ((view::of(ctf::upto<128, 1>).name()), "L1");
+    EXPECT_EQ(view::of(64).to_string(), "64");
+    EXPECT_EQ(view::of(ctf::upto<512>).described(), "L, a length from 1 to 512");
+    EXPECT_EQ((ctf::to_string<ctf::shape<B, ctf::upto<512>, ctf::upto<128, 1>, 64>>()), "[B,L<=512,L1<=128,_64]");
+}
+
+// A message about a run-time length names it, L with its maximum, never its encoding (-1000512) or
+// the batch's (-1).
+TEST(Shapes, MessagesNameALengthNotItsNumber) {
+    constexpr std::array extents{B, ctf::upto<512>, 64};
+    const auto message = [&](ctf::dims_t dims) {  // of x, after y [2, 10, 64] set B and L
+        const ctf::tensor_map given{{"y", ctf::host_tensor<float>({2, 10, 64})}, {"x", ctf::host_tensor<float>(std::move(dims))}};
+        ctf::extents_seen seen;
+        try {
+            (void)ctf::checked_tensor(given, "y", extents, seen);
+            (void)ctf::checked_tensor(given, "x", extents, seen);
+        } catch (const ctf::shape_mismatch& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const std::string too_long = message({2, 600, 64});
+    EXPECT_EQ(too_long, "ctformer: tensor 'x' has shape [2,600,64], expected [B,L<=512,_64] (L, a length from 1 to 512, given 600)");
+    const std::string narrow = message({2, 10, 32});
+    EXPECT_EQ(narrow, "ctformer: tensor 'x' has shape [2,10,32], expected [B,L<=512,_64] with B=2, L=10");
+    for (const std::string& m : {too_long, narrow, message({2, 10})}) {
+        EXPECT_EQ(m.find("-1"), std::string::npos) << m;
+        EXPECT_EQ(m.find("1000512"), std::string::npos) << m;
+    }
+    try {
+        ctf::extents_seen seen;
+        const ctf::tensor_map given{{"x", ctf::host_tensor<float>({1, 0, 64})}};
+        (void)ctf::checked_tensor(given, "x", extents, seen);
+        ADD_FAILURE() << "a length of 0 was taken";
+    } catch (const ctf::length_out_of_range& e) {
+        EXPECT_EQ(e.extent(), ctf::extent_view::of(ctf::upto<512>));
+        EXPECT_EQ(e.maximum(), 512u);
+        EXPECT_EQ(e.length(), 0u);
+    }
 }
 
 }  // namespace

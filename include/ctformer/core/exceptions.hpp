@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dims.hpp"
+#include "../shape/shape.hpp"
 
 namespace ctformer {
 
@@ -92,20 +93,23 @@ private:
     std::string tensor_;
 };
 
-// A run-time length outside 1 to the maximum its extent was declared with (upto<N>).
+// A run-time length outside 1 to the maximum its extent was declared with (upto<N>), named by its
+// variable: "expected [B,L<=512,_64] (L, a length from 1 to 512, given 600)".
 class length_out_of_range : public shape_mismatch {
 public:
     length_out_of_range(const std::string& tensor, const std::string& expected, const std::string& found,
-                        std::size_t length, std::size_t maximum)
-        : shape_mismatch(tensor, expected + " (a length from 1 to " + std::to_string(maximum) + ", given " +
-                                     std::to_string(length) + ")", found),
+                        std::size_t length, const extent_view& extent)
+        : shape_mismatch(tensor, expected + " (" + extent.described() + ", given " + std::to_string(length) + ")", found),
           length_(length),
-          maximum_(maximum) {}
+          extent_(extent) {}
     std::size_t length() const { return length_; }
-    std::size_t maximum() const { return maximum_; }
+    std::size_t maximum() const { return static_cast<std::size_t>(extent_.maximum); }
+    // The declared length: its variable (L, L1, ...) and maximum.
+    const extent_view& extent() const { return extent_; }
 
 private:
-    std::size_t length_, maximum_;
+    std::size_t length_;
+    extent_view extent_;
 };
 
 // A token id outside the vocabulary of the embedding that reads it: the ids' tensor, where in it

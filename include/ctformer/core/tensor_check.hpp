@@ -58,10 +58,10 @@ struct extents_seen {
             known += "=" + std::to_string(*v);
         };
         for (std::size_t i = 0; i < extents.size(); ++i) {
-            const int e = extents[i];
-            if (std::find(extents.begin(), extents.begin() + i, e) != extents.begin() + i) continue;
-            if (e == ctformer::batch) add("B", batch);
-            if (is_length(e)) add(length_name(e), lengths[length_variable(e)]);
+            if (std::find(extents.begin(), extents.begin() + i, extents[i]) != extents.begin() + i) continue;
+            const extent_view e = extent_view::of(extents[i]);
+            if (e.is_batch()) add(e.name(), batch);
+            if (e.is_length()) add(e.name(), lengths[e.variable]);
         }
         return extents_text(extents) + known;
     }
@@ -79,9 +79,9 @@ const host_tensor<T>& checked_tensor(const std::map<std::string, host_tensor<T>,
     const auto mismatch = [&] { return shape_mismatch(std::string(name), before.expected(extents), to_string(t.dims)); };
     if (t.dims.size() != extents.size()) throw mismatch();
     for (std::size_t i = 0; i < extents.size(); ++i) {
-        const std::size_t limit = maximum(extents[i]);
-        if (is_length(extents[i]) && (t.dims[i] == 0 || t.dims[i] > limit))
-            throw length_out_of_range(std::string(name), extents_text(extents), to_string(t.dims), t.dims[i], limit);
+        const extent_view e = extent_view::of(extents[i]);
+        if (e.is_length() && (t.dims[i] == 0 || t.dims[i] > static_cast<std::size_t>(e.maximum)))
+            throw length_out_of_range(std::string(name), extents_text(extents), to_string(t.dims), t.dims[i], e);
         if (!seen.take(extents[i], t.dims[i])) throw mismatch();
     }
     return t;

@@ -12,12 +12,14 @@
 
 namespace ctformer {
 
-// The run-time batch, allowed only as the leading extent. Diagnostics show it as -1.
+// The run-time batch, allowed only as the leading extent. Compile-time diagnostics show it as -1;
+// run-time messages as B (extent_view).
 inline constexpr int batch = -1;
 
 // A run-time length of at most Max: upto<512> is a length variable (Var 0, printed L) that every
 // extent declared upto<512> shares; upto<128, 1> a second one (L1), e.g. cross-attention's memory.
-// Encoded as -(Var + 1)·10⁶ - Max: diagnostics show upto<512> as -1000512, upto<128, 1> as -2000128.
+// Encoded as -(Var + 1)·10⁶ - Max: compile-time diagnostics show upto<512> as -1000512, upto<128, 1>
+// as -2000128; run-time messages as L<=512 and L1<=128 (extent_view).
 inline constexpr int max_lengths = 4;
 inline constexpr int length_code = 1'000'000;
 
@@ -133,18 +135,53 @@ constexpr bool has_length(const extents_t<N>& e) {
     return false;
 }
 
-// "L", "L1": a length variable's name; "L<=512", "L1<=128": with its maximum (ASCII, so tables align).
-inline std::string length_name(int e) {
-    std::string name = "L";
-    if (const int var = length_variable(e)) name += std::to_string(var);
-    return name;
-}
-inline std::string length_text(int e) {
-    std::string text = length_name(e);
-    text += "<=";
-    text += std::to_string(maximum(e));
-    return text;
-}
+// An extent as what it is, not its encoding: a static size, the run-time batch, or a run-time length
+// (its variable and maximum). Every run-time message and generated text about extents prints through
+// it, so none shows an encoded number (-1, -1000512).
+struct extent_view {
+    enum class kind { fixed, batch, length };
+    kind what = kind::fixed;
+    int maximum = 0;   // a static extent's size; a length's maximum; 0 for the batch
+    int variable = 0;  // a length's variable: 0 is L, 1 is L1, ...
+
+    static constexpr extent_view of(int e) {
+        if (e == batch) return {kind::batch, 0, 0};
+        if (ctformer::is_length(e)) return {kind::length, ctformer::maximum(e), length_variable(e)};
+        return {kind::fixed, e, 0};
+    }
+    constexpr bool is_batch() const { return what == kind::batch; }
+    constexpr bool is_length() const { return what == kind::length; }
+    constexpr bool is_fixed() const { return what == kind::fixed; }
+
+    // "B", "L", "L1", "512".
+    std::string name() const {
+        if (is_batch()) return "B";
+        if (is_fixed()) return std::to_string(maximum);
+        std::string text = "L";
+        if (variable) text += std::to_string(variable);
+        return text;
+    }
+    // "B", "L<=512", "L1<=128", "512" (ASCII, so tables align).
+    std::string to_string() const {
+        std::string text = name();
+        if (is_length()) {
+            text += "<=";
+            text += std::to_string(maximum);
+        }
+        return text;
+    }
+    // "L, a length from 1 to 512": what a message about a length's value says it is.
+    std::string described() const {
+        if (is_length()) return name() + ", a length from 1 to " + std::to_string(maximum);
+        if (is_batch()) return "B, the batch";
+        return name();
+    }
+    constexpr bool operator==(const extent_view&) const = default;
+};
+
+// "L", "L1": a length variable's name; "L<=512", "L1<=128": with its maximum.
+inline std::string length_name(int e) { return extent_view::of(e).name(); }
+inline std::string length_text(int e) { return extent_view::of(e).to_string(); }
 
 // "[B,_10,_512]", "[B,L<=512,_512]": static extents carry a leading underscore, the run-time batch is
 // B, a run-time length its variable and maximum.
@@ -152,14 +189,9 @@ inline std::string extents_text(std::span<const int> extents) {
     std::string text = "[";
     for (std::size_t i = 0; i < extents.size(); ++i) {
         if (i) text += ',';
-        if (extents[i] == batch) {
-            text += 'B';
-        } else if (is_length(extents[i])) {
-            text += length_text(extents[i]);
-        } else {
-            text += '_';
-            text += std::to_string(extents[i]);
-        }
+        const extent_view e = extent_view::of(extents[i]);
+        if (e.is_fixed()) text += '_';
+        text += e.to_string();
     }
     return text + "]";
 }

@@ -1,8 +1,13 @@
 // The hyper-parameters of the nn:: blocks, given as a template argument:
 //   constexpr ctf::nn::config seeds{.d_model = 512, .heads = 8, .d_ff = 2048};
 //   auto y = ctf::nn::encoder_layer<seeds>(x);
+// config_fields lists them, once: their names, values and meanings there are the ones
+// ctformer_add_model's PARAMS, ctformer-gen --help and ctformer-run --help use.
 #pragma once
 
+#include <tuple>
+
+#include "../../core/fields.hpp"
 #include "../../shape/check.hpp"
 #include "../../shape/errors.hpp"
 #include "../bind.hpp"
@@ -28,6 +33,30 @@ struct config {
     constexpr int key_value_heads() const { return kv_heads == 0 ? heads : kv_heads; }
     constexpr int d_head() const { return d_model / heads; }
 };
+
+// Every field of config, in order; the defaults are config{}'s.
+inline constexpr std::tuple config_fields{
+    fields::number<config, int>{"d_model", &config::d_model, 1, 65536, "model width"},
+    fields::number<config, int>{"heads", &config::heads, 1, 65536, "attention heads; must divide d_model", "1..d_model"},
+    fields::number<config, int>{"kv_heads", &config::kv_heads, 0, 65536,
+                                "key/value heads: 0 = heads (MHA), 1 (MQA), a divisor of heads (GQA)", "0..heads"},
+    fields::number<config, int>{"d_ff", &config::d_ff, 1, 1 << 20, "feed-forward width"},
+    fields::choice<config, activation, 4>{"act",
+                                          &config::act,
+                                          {{{"relu", activation::relu},
+                                            {"gelu", activation::gelu},
+                                            {"gelu_tanh", activation::gelu_tanh},
+                                            {"none", activation::none}}},
+                                          "ctformer::activation",
+                                          "feed-forward activation (gelu_tanh: PyTorch's approximate='tanh')"},
+    fields::choice<config, norm_position, 2>{"norm",
+                                             &config::norm,
+                                             {{{"post", norm_position::post}, {"pre", norm_position::pre}}},
+                                             "ctformer::nn::norm_position",
+                                             "LayerNorm after the residual add, or before the sublayer (pre: PyTorch's norm_first)"},
+    fields::number<config, double>{"eps", &config::eps, 1e-30, 1.0, "LayerNorm's epsilon"},
+};
+static_assert(fields::covers<config>(config_fields), "config_fields must list every field of nn::config, once");
 
 template <config C>
 using config_error = first_failure_t<
