@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -44,6 +45,14 @@ TEST(CtformerGen, HelpTableIsMarkdown) {
     EXPECT_NE(table.printed.find("| `norm` | `post\\|pre` | `post` |"), std::string::npos) << table.printed;
     EXPECT_EQ(std::count(table.printed.begin(), table.printed.end(), '\n'),
               2 + static_cast<long>(std::tuple_size_v<decltype(ctformer::gen::param_fields)>));
+}
+
+// docs/generator.md's table of the parameters is the one the list prints.
+TEST(CtformerGen, TheDocsTableIsTheListsTable) {
+    std::ifstream page(std::string(CTFORMER_SOURCE_DIR) + "/docs/generator.md");
+    ASSERT_TRUE(page) << "docs/generator.md";
+    const std::string text((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find(ctformer::gen::params_table()), std::string::npos) << ctformer::gen::params_table();
 }
 
 // One spelling: the generator's parameters are nn::config's fields, under nn::config's names.

@@ -48,6 +48,13 @@ struct choice {
 };
 
 namespace detail {
+// text + separator + item, the separator only between items. (Appended, not "" + ...: GCC 12 warns
+// falsely, -Wrestrict, on the concatenation.)
+inline void append_item(std::string& text, std::string_view separator, std::string_view item) {
+    if (!text.empty()) text += separator;
+    text += item;
+}
+
 template <class T>
 std::string number_text(T value) {
     char text[32];
@@ -64,7 +71,7 @@ std::string values(const number<O, T>& f) {
 template <class O, class E, std::size_t N>
 std::string values(const choice<O, E, N>& f) {
     std::string text;
-    for (const auto& [word, value] : f.words) text += (text.empty() ? "" : "|") + std::string(word);
+    for (const auto& [word, value] : f.words) detail::append_item(text, "|", word);
     return text;
 }
 
@@ -109,7 +116,7 @@ void parse(const choice<O, E, N>& f, std::type_identity_t<O>& object, std::strin
             object.*f.member = value;
             return;
         }
-        known += (known.empty() ? "" : ", ") + std::string(w);
+        detail::append_item(known, ", ", w);
     }
     throw field_error(std::string(f.name) + "=" + std::string(word) + ": expected one of " + known);
 }
@@ -124,7 +131,7 @@ constexpr void for_each(const List& list, G&& g) {
 template <class List>
 std::string names(const List& list) {
     std::string text;
-    for_each(list, [&](const auto& f) { text += (text.empty() ? "" : ", ") + std::string(f.name); });
+    for_each(list, [&](const auto& f) { detail::append_item(text, ", ", f.name); });
     return text;
 }
 
@@ -145,7 +152,7 @@ void set(const List& list, O& object, std::string_view name, std::string_view wo
 template <class List, class O>
 std::string words(const List& list, const O& object) {
     std::string text;
-    for_each(list, [&](const auto& f) { text += (text.empty() ? "" : " ") + std::string(f.name) + "=" + word(f, object); });
+    for_each(list, [&](const auto& f) { detail::append_item(text, " ", std::string(f.name) + "=" + word(f, object)); });
     return text;
 }
 
