@@ -6,7 +6,9 @@
 //              error under 1.2e-7 for every z ≥ 0), so no cancellation where Φ is small
 //   gelu_tanh  PyTorch's approximate='tanh': ½·x·(1 + tanh(u)), u = √(2/π)·(x + 0.044715·x³), which is
 //              x·σ(2u), the logistic σ(z) taken as 1/(1 + e^-z) or e^z/(1 + e^z) by z's sign
-// Both GELUs use the softmax's exp of a non-positive argument (exp-inl.h). Errors against std::erf
+//   tanh       sign(x)·(1 - e)/(1 + e), e = e^-2|x|; for |x| < 1/4, where 1 - e cancels, its Taylor
+//              series to x⁹ (the next term is under 3e-9 of tanh x there)
+// All three use the softmax's exp of a non-positive argument (exp-inl.h). Errors against std::erf
 // and std::tanh in double: tests/kernels/activation_test.cc.
 
 // Toggling include guard: this file is included once per target.
@@ -55,11 +57,25 @@ HWY_INLINE V gelu_tanh(D d, V x) {
     return hn::Mul(x, sigma);
 }
 
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V tanh(D d, V x) {
+    const V e = exp_nonpositive(d, hn::Mul(hn::Abs(x), hn::Set(d, -2.0f)));  // e^-2|x|
+    const V one = hn::Set(d, 1.0f);
+    const V magnitude = hn::Div(hn::Sub(one, e), hn::Add(one, e));
+    const V x2 = hn::Mul(x, x);
+    V series = hn::Set(d, 62.0f / 2835);
+    for (const float c : {-17.0f / 315, 2.0f / 15, -1.0f / 3}) series = hn::MulAdd(series, x2, hn::Set(d, c));
+    series = hn::MulAdd(hn::Mul(series, x2), x, x);
+    const V far = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Neg(magnitude), magnitude);
+    return hn::IfThenElse(hn::Lt(hn::Abs(x), hn::Set(d, 0.25f)), series, far);
+}
+
 template <activation Act, class D, class V = hn::Vec<D>>
 HWY_INLINE V activate(D d, V x) {
     if constexpr (Act == activation::relu) return hn::Max(x, hn::Zero(d));
     else if constexpr (Act == activation::gelu) return gelu(d, x);
     else if constexpr (Act == activation::gelu_tanh) return gelu_tanh(d, x);
+    else if constexpr (Act == activation::tanh) return tanh(d, x);
     else return x;
 }
 

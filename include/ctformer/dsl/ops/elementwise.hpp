@@ -1,5 +1,5 @@
 // Elementwise operations: add (also `a + b`), scale, and the activations relu, gelu (erf form, as
-// PyTorch) and gelu_tanh (PyTorch's approximate='tanh'), each an activation_op (core/kinds.hpp).
+// PyTorch), gelu_tanh (PyTorch's approximate='tanh') and tanh, each an activation_op (core/kinds.hpp).
 //
 // add broadcasts like numpy without size-1 axes: the shape with fewer extents must equal the
 // trailing extents of the other ([B,10,512] + [512] adds a bias to every row).
@@ -85,6 +85,11 @@ auto gelu(A a) {
 template <operand A>
 auto gelu_tanh(A a) {
     return activate<activation::gelu_tanh>(std::move(a));
+}
+
+template <operand A>
+auto tanh(A a) {
+    return activate<activation::tanh>(std::move(a));
 }
 
 }  // namespace ctformer
