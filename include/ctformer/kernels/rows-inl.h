@@ -1,7 +1,10 @@
 // Row-wise kernels over the last axis of width N (per-target code, like gemm-inl.h):
 //   residual_layer_norm: out = (s - mean) / sqrt(var + eps) · gamma + beta, s = x + residual, over
 //                        the sum kept in out; right for values up to fp32's largest, NaN for inf;
-//   softmax:             out = exp(x - max) / Σ exp(x - max); a row of -inf (all masked) gives zeros.
+//   softmax:             out = exp(x - max) / Σ exp(x - max); a row of -inf (all masked) gives zeros;
+//   l2_normalize:        out = x / max(‖x‖₂, least), in units of the row's largest magnitude when
+//                        that is large (no square overflows);
+//   weighted_mean:       out = Σ w[l]·x[l] / Σ w[l] over rows l (pooling a sequence), zeros for Σ w = 0.
 // Vectors cover the row; the last partial vector of columns is done one lane at a time.
 
 // Toggling include guard: this file is included once per target.
@@ -118,6 +121,50 @@ inline bool softmax_row(std::size_t n, const float* x, float* out) {
 // out[r] = softmax(x[r]) over n columns, for rows r (the row length is a sequence's: run time).
 inline void softmax(std::size_t rows, std::size_t n, const float* x, float* out) {
     for (std::size_t r = 0; r < rows; ++r) softmax_row(n, x + r * n, out + r * n);
+}
+
+// out = factor · x, a row of N.
+template <std::size_t N>
+HWY_INLINE void scale_row(const float* x, float factor, float* out) {
+    const hn::ScalableTag<float> d;
+    const std::size_t lanes = hn::Lanes(d), vector_end = N - N % lanes;
+    for (std::size_t i = 0; i < vector_end; i += lanes) hn::StoreU(hn::Mul(hn::LoadU(d, x + i), hn::Set(d, factor)), d, out + i);
+    for (std::size_t i = vector_end; i < N; ++i) out[i] = x[i] * factor;
+}
+
+// out[r] = x[r] / max(‖x[r]‖₂, least) for rows r.
+template <std::size_t N>
+void l2_normalize(std::size_t rows, const float* x, float least, float* out) {
+    const hn::ScalableTag<float> d;
+    for (std::size_t r = 0; r < rows; ++r) {
+        const float* xr = x + r * N;
+        float big = 0;  // the squares are summed in units of the largest magnitude when it is large
+        for (std::size_t i = 0; i < N; ++i) big = std::max(big, std::abs(xr[i]));
+        const float unit = big >= kLargestUnscaled ? big : 1.0f, inv_unit = 1.0f / unit;
+        const float squares = row_sum(
+            N, [&](std::size_t i) { const auto v = hn::Mul(hn::LoadU(d, xr + i), hn::Set(d, inv_unit)); return hn::Mul(v, v); },
+            [&](std::size_t i) { return (xr[i] * inv_unit) * (xr[i] * inv_unit); });
+        scale_row<N>(xr, 1.0f / std::max(std::sqrt(squares) * unit, least), out + r * N);
+    }
+}
+
+// out = Σ w[l]·x[l] / Σ w[l] over `count` rows of N (w null: every weight 1); zeros when Σ w = 0.
+template <std::size_t N>
+void weighted_mean(std::size_t count, const float* x, const float* w, float* out) {
+    const hn::ScalableTag<float> d;
+    const std::size_t lanes = hn::Lanes(d), vector_end = N - N % lanes;
+    std::fill_n(out, N, 0.0f);
+    float total = 0;
+    for (std::size_t l = 0; l < count; ++l) {
+        const float weight = w ? w[l] : 1.0f;
+        if (weight == 0) continue;
+        total += weight;
+        const float* xl = x + l * N;
+        for (std::size_t i = 0; i < vector_end; i += lanes)
+            hn::StoreU(hn::MulAdd(hn::LoadU(d, xl + i), hn::Set(d, weight), hn::LoadU(d, out + i)), d, out + i);
+        for (std::size_t i = vector_end; i < N; ++i) out[i] += weight * xl[i];
+    }
+    scale_row<N>(out, total > 0 ? 1.0f / total : 0.0f, out);
 }
 
 }  // namespace ctformer::kernels::HWY_NAMESPACE

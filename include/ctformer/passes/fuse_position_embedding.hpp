@@ -1,5 +1,5 @@
 // fuse_position_embedding:  embedding(table, ids) + leading_rows(positions) → embedding + positions
-// y[b, l] = table[ids[b, l]] + positions[l]: each row gathered and its position's row added as it is
+// y[b, l] = table[ids[b, l]] + positions[first + l]: each row gathered and its position's row added as it is
 // written, one pass over the output (GPT-2's h₀ = wte[ids] + wpe[0 … L-1]).
 #pragma once
 
@@ -17,7 +17,8 @@ struct fuse_position_embedding {
                  is_op<child_t<E, 1>, leading_rows_op> && same_shape<E, child_t<E, 0>>
     static auto fuse(const E& e) {
         const auto& gather = child<0>(e);
-        return make_node<shape_of_t<E>>(embedding_op<true>{}, child<0>(gather), child<1>(gather), child<0>(child<1>(e)));
+        const int first = op_of(child<1>(e)).first;
+        return make_node<shape_of_t<E>>(embedding_op<true>{first}, child<0>(gather), child<1>(gather), child<0>(child<1>(e)));
     }
 };
 

@@ -11,9 +11,9 @@
 
 namespace ctformer::reference {
 
-// T[ids[..., l]] + P[l]: the embedding, then its position's row added.
-inline value apply(embedding_op<true>, const dims_t& out, const value& table, const value& ids, const value& positions) {
-    const value rows = apply(leading_rows_op{}, {extent(out, 1), extent(out)}, positions);
+// T[ids[..., l]] + P[F + l]: the embedding, then its position's row added.
+inline value apply(embedding_op<true> op, const dims_t& out, const value& table, const value& ids, const value& positions) {
+    const value rows = apply(leading_rows_op{op.first}, {extent(out, 1), extent(out)}, positions);
     return apply(add_op{}, out, apply(embedding_op<false>{}, out, table, ids), rows);
 }
 

@@ -12,6 +12,7 @@
 #include "../dsl/ops/layer_norm.hpp"
 #include "../dsl/ops/mask.hpp"
 #include "../dsl/ops/matmul.hpp"
+#include "../dsl/ops/pooling.hpp"
 #include "../dsl/ops/softmax.hpp"
 #include "../core/host_tensor.hpp"
 #include "../shape/broadcast.hpp"
@@ -74,11 +75,16 @@ inline value apply(embedding_op<false>, const dims_t& out, const value& table, c
     return y;
 }
 
-// Y = T[0 … L-1, :]
-inline value apply(leading_rows_op, const dims_t& out, const value& table) {
+// Y = T[F … F+L-1, :]
+inline value apply(leading_rows_op op, const dims_t& out, const value& table) {
     value y(out);
-    std::copy_n(table.data.begin(), y.size(), y.data.begin());
+    std::copy_n(table.data.begin() + op.first * table.dims[1], y.size(), y.data.begin());
     return y;
+}
+
+// y = T[I, :]
+inline value apply(table_row_op op, const dims_t& out, const value& table) {
+    return apply(leading_rows_op{op.row}, out, table);
 }
 
 template <class F>
@@ -100,6 +106,7 @@ inline double activated(activation act, double v) {
         case activation::gelu: return 0.5 * v * std::erfc(-v / std::sqrt(2.0));
         case activation::gelu_tanh:  // ½v(1 + tanh u) = v·σ(2u), which does not cancel to 0 for u ≪ 0
             return v / (1.0 + std::exp(-2.0 * std::sqrt(2.0 / pi) * (v + 0.044715 * v * v * v)));
+        case activation::tanh: return std::tanh(v);
         default: return v;
     }
 }
@@ -177,6 +184,37 @@ inline value apply(layer_norm_op op, const dims_t& out, const value& x, const va
 }
 
 // [..., L, H·D] -> [..., H, L, D]: Y[o, h, l, d] = X[o, l, h·D + d]
+// y = x / max(‖x‖₂, 1e-12) over the last axis.
+inline value apply(l2_normalize_op op, const dims_t& out, const value& x) {
+    const std::size_t n = extent(x.dims);
+    value y(out);
+    for (std::size_t row = 0; row < x.size(); row += n) {
+        double squares = 0;
+        for (std::size_t j = 0; j < n; ++j) squares += x[row + j] * x[row + j];
+        const double norm = std::max(std::sqrt(squares), op.least_norm);
+        for (std::size_t j = 0; j < n; ++j) y[row + j] = x[row + j] / norm;
+    }
+    return y;
+}
+
+// x [B, L, D] → [B, D]: row 0 of each sequence, or the mean of its rows (weighted by the mask, true
+// for a real token; zeros where none is).
+template <pooling Kind, class... Mask>
+value apply(pool_op<Kind>, const dims_t& out, const value& x, const Mask&... mask) {
+    const std::size_t length = x.dims[1], d = x.dims[2];
+    value y(out);
+    for (std::size_t b = 0; b < x.dims[0]; ++b) {
+        double count = 0;
+        for (std::size_t l = 0; l < (Kind == pooling::first ? 1 : length); ++l) {
+            const double w = ((mask[b * length + l]) * ... * 1.0);
+            count += w;
+            for (std::size_t j = 0; j < d; ++j) y[b * d + j] += w * x[(b * length + l) * d + j];
+        }
+        for (std::size_t j = 0; j < d; ++j) y[b * d + j] = count > 0 ? y[b * d + j] / count : 0.0;
+    }
+    return y;
+}
+
 inline value apply(split_heads_op, const dims_t& out, const value& x) {
     const std::size_t heads = extent(out, 2), len = extent(out, 1), d = extent(out);
     value y(out);

@@ -69,6 +69,8 @@ template <class... Operands> struct CTF_TOKEN_IDS_ARE_READ_ONLY_BY_AN_EMBEDDING;
 template <class Input> struct CTF_EMBEDDING_NEEDS_TOKEN_IDS_FROM_AN_ID_INPUT;
 template <class Weight> struct CTF_EMBEDDING_TABLE_MUST_BE_A_MATRIX;
 template <class Input, class Weight> struct CTF_POSITIONS_DO_NOT_FIT_THE_TABLE;
+template <class Input> struct CTF_POOLING_NEEDS_BATCH_LENGTH_WIDTH;
+template <class Input, class... Mask> struct CTF_POOLING_MASK_DOES_NOT_FIT;
 
 // ---- nn blocks ------------------------------------------------------------------------------------
 template <class Heads, class DModel> struct CTF_HEADS_DO_NOT_DIVIDE_D_MODEL;

@@ -1,4 +1,6 @@
-// layer_norm over the last axis: (x - mean) / sqrt(var + eps) · gamma + beta, var biased (as PyTorch).
+// Norms over the last axis:
+//   layer_norm(x, γ, β, eps)  (x - mean) / sqrt(var + eps) · γ + β, var biased (as PyTorch)
+//   l2_normalize(x)           x / max(‖x‖₂, 1e-12), as torch.nn.functional.normalize (sentence embeddings)
 #pragma once
 
 #include <string>
@@ -31,6 +33,16 @@ auto layer_norm(X x, G gamma, B beta, double eps = 1e-5) {
     return combine([eps](auto v, auto g, auto b) {
         return make_node<shape_of_t<X>>(layer_norm_op{eps}, std::move(v), std::move(g), std::move(b));
     }, std::move(x), std::move(gamma), std::move(beta));
+}
+
+struct l2_normalize_op {
+    static constexpr const char* name = "l2_normalize";
+    static constexpr double least_norm = 1e-12;
+};
+
+template <operand X>
+auto l2_normalize(X x) {
+    return combine([](auto v) { return make_node<shape_of_t<X>>(l2_normalize_op{}, std::move(v)); }, std::move(x));
 }
 
 }  // namespace ctformer

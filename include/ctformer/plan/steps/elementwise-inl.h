@@ -29,11 +29,13 @@ namespace kt = ctformer::kernels::HWY_NAMESPACE;
 template <class E>
     requires is_op<E, add_op>
 struct add_step {
-    // A packed batch's rows are tokens: operands of one shape add as they are, a [L, D] table (x + PE)
-    // by each token's position (in a decoding run, from extents.position on).
+    // A packed batch's rows are tokens: operands of one shape add as they are, a row [D] to every
+    // token, a [L, D] table (x + PE) by each token's position (in a decoding run, from
+    // extents.position on).
     static constexpr bool same_shapes = std::is_same_v<shape_of_t<child_t<E, 0>>, shape_of_t<child_t<E, 1>>>;
     static constexpr bool table = is_constant<child_t<E, 1>> && rank_of<child_t<E, 1>> == 2;
-    static constexpr bool mixed_lengths = same_shapes || table;
+    static constexpr bool row = rank_of<child_t<E, 1>> == 1 && extents_of<child_t<E, 1>>[0] > 0;
+    static constexpr bool mixed_lengths = same_shapes || table || row;
     static std::string kernel() { return "add"; }
     static std::string detail(const E&) { return ""; }
 

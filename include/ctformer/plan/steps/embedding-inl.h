@@ -1,9 +1,11 @@
 // Steps that read rows of a table by index (dsl/ops/embedding.hpp):
 //   embedding               out[t] = table[ids[t]], every id checked against the table's rows first
-//   embedding + positions   out[t] = table[ids[t]] + positions[p], p the position of token t
-//   leading_rows            the table's rows of positions [p, p + L), copied (a position table no
-//                           embedding took)
-// A decoding run's tokens start at extents.position (past its cache), an ordinary run's at 0.
+//   embedding + positions   out[t] = table[ids[t]] + positions[first + p], p the position of token t
+//   leading_rows            the table's rows of positions [first + p, first + p + L), copied (a
+//                           position table no embedding took)
+//   table_row               one row of the table
+// A decoding run's tokens start at extents.position (past its cache), an ordinary run's at 0; a
+// packed batch's token t is at position extents.ragged->positions[t].
 // Token ids are an id_input's int32 values; the executor hands them over as the step's "ids" operand.
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_PLAN_STEPS_EMBEDDING_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -24,6 +26,7 @@
 #include "../../kernels/elementwise-inl.h"
 #include "../../core/parallel.hpp"
 #include "../../core/tensor_check.hpp"
+#include "../../shape/ragged.hpp"
 #include "heads.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -44,10 +47,14 @@ struct embedding_step {
     using Ids = child_t<E, 1>;
     static constexpr bool positions = op_t<E>::positions;
     static constexpr std::size_t vocabulary = extents_of<Table>[0], width = extents_of<Table>[1];
-    static constexpr bool decodes = true;  // token by token, at its position
+    static constexpr bool decodes = true;        // token by token, at its position
+    static constexpr bool mixed_lengths = true;  // each packed token at its position
 
     static std::string kernel() { return op_t<E>::name; }
-    static std::string detail(const E&) { return "vocabulary=" + std::to_string(vocabulary); }
+    static std::string detail(const E& e) {
+        const std::string more = op_of(e).detail();
+        return "vocabulary=" + std::to_string(vocabulary) + (more.empty() ? "" : ", " + more);
+    }
     static double flops(const extent_values& at) { return positions ? double(elements<shape_of_t<E>>(at)) : 0.0; }
     static std::size_t scratch_bytes() { return 0; }
 
@@ -58,18 +65,21 @@ struct embedding_step {
         if constexpr (positions) s.reads.push_back({"positions", l.value(child<2>(e)), true});
     }
 
-    static void launch(const step&, const launch_args& a) {
+    static void launch(const step& s, const launch_args& a) {
         const auto* ids = a.read_as<std::int32_t>("ids");
         const std::size_t tokens = elements<shape_of_t<Ids>>(a.extents), length = extent<Ids>(a.extents);
         for (std::size_t t = 0; t < tokens; ++t)
             if (ids[t] < 0 || static_cast<std::size_t>(ids[t]) >= vocabulary)
                 throw token_id_out_of_range(name_or<Ids>("ids"), index_of(dims_of<shape_of_t<Ids>>(a.extents), t), ids[t],
                                             name_or<Table>("table"), vocabulary);
-        const float* position_rows = positions ? a.read("positions") + a.extents.position * width : nullptr;
+        const std::size_t first = static_cast<std::size_t>(op_of(*static_cast<const E*>(s.node)).first) + a.extents.position;
+        const float* position_rows = positions ? a.read("positions") + first * width : nullptr;
+        const ragged_batch* ragged = a.extents.ragged;
         parallel_for(tokens / length, a.threads, [&](std::size_t sequence, int) {
             for (std::size_t l = 0, t = sequence * length; l < length; ++l, ++t) {
                 const float* row = a.read("table") + static_cast<std::size_t>(ids[t]) * width;
-                if constexpr (positions) kt::add_values(width, row, position_rows + l * width, a.out + t * width);
+                const std::size_t p = ragged ? ragged->positions[t] : l;
+                if constexpr (positions) kt::add_values(width, row, position_rows + p * width, a.out + t * width);
                 else std::copy_n(row, width, a.out + t * width);
             }
         });
@@ -90,8 +100,30 @@ struct leading_rows_step {
         s.reads.push_back({"table", l.value(child<0>(e)), true});
     }
 
-    static void launch(const step&, const launch_args& a) {
-        std::copy_n(a.read("table") + a.extents.position * last(extents_of<E>), elements<shape_of_t<E>>(a.extents), a.out);
+    static void launch(const step& s, const launch_args& a) {
+        const std::size_t first = static_cast<std::size_t>(op_of(*static_cast<const E*>(s.node)).first) + a.extents.position;
+        std::copy_n(a.read("table") + first * last(extents_of<E>), elements<shape_of_t<E>>(a.extents), a.out);
+    }
+};
+
+template <class E>
+    requires is_op<E, table_row_op>
+struct table_row_step {
+    static constexpr bool decodes = true;
+    static constexpr bool mixed_lengths = true;  // no length
+    static std::string kernel() { return op_t<E>::name; }
+    static std::string detail(const E& e) { return "row " + std::to_string(op_of(e).row); }
+    static double flops(const extent_values&) { return 0; }
+    static std::size_t scratch_bytes() { return 0; }
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"table", l.value(child<0>(e)), true});
+    }
+
+    static void launch(const step& s, const launch_args& a) {
+        constexpr std::size_t width = last(extents_of<E>);
+        std::copy_n(a.read("table") + static_cast<std::size_t>(op_of(*static_cast<const E*>(s.node)).row) * width, width, a.out);
     }
 };
 

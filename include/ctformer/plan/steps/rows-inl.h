@@ -3,6 +3,9 @@
 //   residual_layer_norm  the same of a + b, the sum formed in the same pass
 //   softmax              exp(x - max) / Σ exp(x - max), a row of -inf giving zeros
 //   mask                 a mask no attention step took, on written-out scores [..., Lq, Lk]
+//   l2_normalize         x / max(‖x‖₂, 1e-12)
+//   first_token, mean_pool   [B, L, N] → [B, N]: a sequence's first row, or the (masked) mean of its
+//                        rows; a packed batch's sequences each pool their own rows
 // Rows go to the threads in blocks.
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_PLAN_STEPS_ROWS_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -16,12 +19,14 @@
 
 #include "../../dsl/ops/layer_norm.hpp"
 #include "../../dsl/ops/mask.hpp"
+#include "../../dsl/ops/pooling.hpp"
 #include "../../dsl/ops/softmax.hpp"
 #include "../../kernels/elementwise-inl.h"
 #include "../../kernels/rows-inl.h"
 #include "../../kernels/tiles.hpp"
 #include "../../core/parallel.hpp"
 #include "../../shape/broadcast.hpp"
+#include "../../shape/ragged.hpp"
 #include "../../core/tensor_check.hpp"
 #include "heads.hpp"
 
@@ -68,6 +73,68 @@ struct layer_norm_step {
         const float *x = a.read("x"), *r = a.read("residual"), *gamma = a.read("gamma"), *beta = a.read("beta");
         for_row_blocks(elements<shape_of_t<E>>(a.extents) / n, a.threads, [&](std::size_t first, std::size_t count) {
             kt::residual_layer_norm<n>(count, x + first * n, r ? r + first * n : nullptr, gamma, beta, eps, a.out + first * n);
+        });
+    }
+};
+
+template <class E>
+    requires is_op<E, l2_normalize_op>
+struct l2_normalize_step {
+    static constexpr std::size_t n = last(extents_of<E>);
+    static constexpr bool mixed_lengths = true;  // row by row
+
+    static std::string kernel() { return op_t<E>::name; }
+    static std::string detail(const E&) { return ""; }
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"x", l.value(child<0>(e))});
+    }
+
+    static double flops(const extent_values& at) { return 3.0 * double(elements<shape_of_t<E>>(at)); }
+    static std::size_t scratch_bytes() { return 0; }
+
+    static void launch(const step&, const launch_args& a) {
+        const float least = static_cast<float>(l2_normalize_op::least_norm);
+        for_row_blocks(elements<shape_of_t<E>>(a.extents) / n, a.threads, [&](std::size_t first, std::size_t count) {
+            kt::l2_normalize<n>(count, a.read("x") + first * n, least, a.out + first * n);
+        });
+    }
+};
+
+template <class E>
+    requires is_op<E, pool_op<pooling::first>> || is_op<E, pool_op<pooling::mean>>
+struct pool_step {
+    static constexpr bool mean = op_t<E>::kind == pooling::mean;
+    static constexpr bool masked = arity<E> == 2;
+    static constexpr std::size_t n = last(extents_of<E>);
+    static constexpr bool mixed_lengths = true;  // each sequence its own rows (extents.ragged)
+
+    static std::string kernel() { return op_t<E>::name; }
+    static std::string detail(const E&) { return masked ? "masked" : ""; }
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"x", l.value(child<0>(e))});
+        if constexpr (masked) s.reads.push_back({"mask", l.value(child<1>(e))});
+    }
+
+    static double flops(const extent_values& at) {
+        return mean ? 2.0 * double(elements<shape_of_t<child_t<E, 0>>>(at)) : 0.0;
+    }
+    static std::size_t scratch_bytes() { return 0; }
+
+    static void launch(const step&, const launch_args& a) {
+        const ragged_batch* ragged = a.extents.ragged;
+        const std::size_t length = extent<child_t<E, 0>>(a.extents, 1);
+        const std::size_t sequences = ragged ? ragged->sequences() : a.extents.batch;
+        const float *x = a.read("x"), *mask = a.read("mask");
+        for_row_blocks(sequences, a.threads, [&](std::size_t first, std::size_t count) {
+            for (std::size_t b = first; b < first + count; ++b) {
+                const std::size_t row = ragged ? ragged->offsets[b] : b * length, rows = ragged ? ragged->length(b) : length;
+                if constexpr (mean) kt::weighted_mean<n>(rows, x + row * n, mask ? mask + row : nullptr, a.out + b * n);
+                else std::copy_n(x + row * n, n, a.out + b * n);
+            }
         });
     }
 };
