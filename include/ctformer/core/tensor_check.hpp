@@ -19,7 +19,7 @@ namespace ctformer {
 // The dims of declared extents for a run of the given extents.
 inline dims_t dims_of(std::span<const int> extents, const extent_values& at) {
     dims_t result;
-    for (int e : extents) result.push_back(at.of(e));
+    for (std::size_t i = 0; i < extents.size(); ++i) result.push_back(at.of(extents, i));
     return result;
 }
 

@@ -2,9 +2,10 @@
 // Each input of [B, L, ...] comes packed, [T, ...] with the T = Σ lengths tokens one after another
 // (FlashAttention's varlen, PyTorch's nested tensors), or padded, [B, Lmax, ...] with sequence b's
 // first lengths[b] rows real; the run packs a padded input and then runs the program once over the
-// packed tokens (shape/ragged.hpp). The output is padded, [B, Lmax, ...] with the Lmax of the first
-// padded input, when any input is, its padding rows zero (as PyTorch's fast path returns them);
-// else packed.
+// packed tokens (shape/ragged.hpp); token ids (an id_input) likewise. The output is padded, [B, Lmax,
+// ...] with the Lmax of the first padded input, when any input is, its padding rows zero (as
+// PyTorch's fast path returns them); else packed. A pooled result, [B, ...] without a length, is one
+// row per sequence either way.
 #pragma once
 
 #include <algorithm>
@@ -27,41 +28,56 @@ inline bool sequence_rows(const plan::slot& v) {
     return std::none_of(v.extents.begin() + 2, v.extents.end(), [](int e) { return e < 0; });
 }
 
+// Whether a slot's extents are [B, static...]: a row per sequence (a pooled value).
+inline bool sequence_vectors(const plan::slot& v) {
+    return !v.extents.empty() && v.extents[0] == batch && std::none_of(v.extents.begin() + 1, v.extents.end(), [](int e) { return e < 0; });
+}
+
 // Why p cannot run a packed mixed-length batch, or "" when it can.
 inline std::string mixed_lengths_refusal(const plan::program& p) {
-    if (!sequence_rows(p.slots[p.result])) return "its result " + p.slots[p.result].shape_text() + " is not [B, L, ...]";
+    if (!sequence_rows(p.slots[p.result]) && !sequence_vectors(p.slots[p.result]))
+        return "its result " + p.slots[p.result].shape_text() + " is neither [B, L, ...] nor [B, ...]";
     for (std::size_t k = 0; k < p.steps.size(); ++k)
         if (!p.steps[k].mixed_lengths) return "step " + std::to_string(k) + " (" + p.steps[k].kernel + ") needs one length";
     for (plan::slot_id s = 0; s < p.slots.size(); ++s) {
         const plan::slot& v = p.slots[s];
-        const bool io = v.kind == plan::slot_kind::input || v.kind == plan::slot_kind::result;
         const bool run_time = std::any_of(v.extents.begin(), v.extents.end(), [](int e) { return e < 0; });
-        if (io && run_time && !sequence_rows(v)) return p.display_name(s) + " " + v.shape_text() + " is not [B, L, ...]";
+        if (v.kind == plan::slot_kind::input && run_time && !sequence_rows(v))
+            return p.display_name(s) + " " + v.shape_text() + " is not [B, L, ...]";
     }
     return "";
 }
 
 class mixed_batch {
 public:
-    mixed_batch(const plan::program& p, std::span<const std::size_t> lengths, const tensor_map& inputs)
-        : ragged_(checked(p, lengths)), packed_(p.slots.size()), given_(p.slots.size(), nullptr) {
-        const std::size_t longest_allowed = maximum(p.slots[p.result].extents[1]);
+    mixed_batch(const plan::program& p, std::span<const std::size_t> lengths, const tensor_map& inputs, const id_map& ids)
+        : ragged_(checked(p, lengths)), packed_(p.slots.size()), packed_ids_(p.slots.size()), given_(p.slots.size(), nullptr),
+          pooled_(!sequence_rows(p.slots[p.result])) {
+        const std::size_t longest_allowed = longest(p);
         extents_seen unbatched;
         for (plan::slot_id s = 0; s < p.slots.size(); ++s) {
             const plan::slot& v = p.slots[s];
             if (v.kind != plan::slot_kind::input) continue;
-            if (!sequence_rows(v)) {
+            const bool id = v.element == dtype::i32;
+            if (!sequence_rows(v) && id) {
+                given_[s] = reinterpret_cast<const float*>(checked_tensor(ids, v.name, v.extents, unbatched).data.data());
+            } else if (!sequence_rows(v)) {
                 given_[s] = checked_tensor(inputs, v.name, v.extents, unbatched).data.data();
-                continue;
+            } else if (id) {
+                const auto found = ids.find(v.name);
+                if (found == ids.end()) throw missing_tensor(v.name, v.shape_text(), " (token ids, int32)");
+                given_[s] = reinterpret_cast<const float*>(take(v, found->second, longest_allowed, packed_ids_[s]));
+            } else {
+                const auto found = inputs.find(v.name);
+                if (found == inputs.end()) throw missing_tensor(v.name, v.shape_text());
+                given_[s] = take(v, found->second, longest_allowed, packed_[s]);
             }
-            const auto found = inputs.find(v.name);
-            if (found == inputs.end()) throw missing_tensor(v.name, v.shape_text());
-            take(s, v, found->second, longest_allowed);
         }
         const std::vector<int>& out = p.slots[p.result].extents;
-        output_dims_ = padded_length_ ? dims_t{ragged_.sequences(), *padded_length_} : dims_t{ragged_.tokens()};
-        output_dims_.insert(output_dims_.end(), out.begin() + 2, out.end());
-        if (padded_length_) packed_[p.result].resize(ragged_.tokens() * row_floats(out));
+        const std::size_t rest = pooled_ ? 1 : 2;
+        output_dims_ = pooled_ ? dims_t{ragged_.sequences()} : padded_length_ ? dims_t{ragged_.sequences(), *padded_length_} : dims_t{ragged_.tokens()};
+        output_dims_.insert(output_dims_.end(), out.begin() + rest, out.end());
+        if (padded_length_ && !pooled_) packed_[p.result].resize(ragged_.tokens() * row_floats(out));
     }
 
     // The run's extents: one packed sequence of T tokens.
@@ -75,11 +91,11 @@ public:
     const dims_t& output_dims() const { return output_dims_; }
     // Where the program writes the result: the output itself when packed, else a packed buffer.
     float* result(plan::slot_id s, host_tensor<float>& output) {
-        return padded_length_ ? packed_[s].data() : output.data.data();
+        return padded_length_ && !pooled_ ? packed_[s].data() : output.data.data();
     }
     // A padded output filled from the packed result, its padding rows zero.
     void finish(plan::slot_id s, host_tensor<float>& output) const {
-        if (!padded_length_) return;
+        if (!padded_length_ || pooled_) return;
         const std::size_t row = packed_[s].size() / ragged_.tokens();
         std::fill(output.data.begin(), output.data.end(), 0.0f);
         for (std::size_t b = 0; b < ragged_.sequences(); ++b)
@@ -94,12 +110,19 @@ private:
         if (const std::string why = mixed_lengths_refusal(p); !why.empty())
             throw invalid_option("run_options::lengths", std::to_string(lengths.size()) + " lengths",
                                  "a model that can run a packed batch, but " + why);
-        const std::size_t longest_allowed = maximum(p.slots[p.result].extents[1]);
+        const std::size_t longest_allowed = longest(p);
         for (std::size_t b = 0; b < lengths.size(); ++b)
             if (lengths[b] == 0 || lengths[b] > longest_allowed)
                 throw invalid_option("run_options::lengths[" + std::to_string(b) + "]", std::to_string(lengths[b]),
                                      "1 to " + std::to_string(longest_allowed));
         return lengths;
+    }
+
+    // The longest length p's inputs may have: the first of theirs that is [B, L, ...].
+    static std::size_t longest(const plan::program& p) {
+        for (const plan::slot& v : p.slots)
+            if ((v.kind == plan::slot_kind::input || v.kind == plan::slot_kind::result) && sequence_rows(v)) return maximum(v.extents[1]);
+        return 0;
     }
 
     static std::size_t row_floats(const std::vector<int>& extents) {
@@ -108,15 +131,14 @@ private:
         return n;
     }
 
-    // Input s given packed [T, ...] (read in place) or padded [B, Lmax, ...] (packed here).
-    void take(plan::slot_id s, const plan::slot& v, const host_tensor<float>& t, std::size_t longest_allowed) {
+    // An input given packed [T, ...] (read in place) or padded [B, Lmax, ...] (packed here, into
+    // `into`): where its packed values are.
+    template <class T>
+    const T* take(const plan::slot& v, const host_tensor<T>& t, std::size_t longest_allowed, std::vector<T>& into) {
         const dims_t rest(v.extents.begin() + 2, v.extents.end());
         dims_t packed{ragged_.tokens()};
         packed.insert(packed.end(), rest.begin(), rest.end());
-        if (t.dims == packed) {
-            given_[s] = t.data.data();
-            return;
-        }
+        if (t.dims == packed) return t.data.data();
         const bool padded = t.dims.size() == rest.size() + 2 && t.dims[0] == ragged_.sequences() &&
                             t.dims[1] >= ragged_.longest() && t.dims[1] <= longest_allowed &&
                             std::equal(rest.begin(), rest.end(), t.dims.begin() + 2);
@@ -126,16 +148,17 @@ private:
                                              ", ...] (padded) for the given lengths", to_string(t.dims));
         if (!padded_length_) padded_length_ = t.dims[1];
         const std::size_t row = row_floats(v.extents);
-        packed_[s].resize(ragged_.tokens() * row);
+        into.resize(ragged_.tokens() * row);
         for (std::size_t b = 0; b < ragged_.sequences(); ++b)
-            std::copy_n(t.data.begin() + b * t.dims[1] * row, ragged_.length(b) * row,
-                        packed_[s].begin() + ragged_.offsets[b] * row);
-        given_[s] = packed_[s].data();
+            std::copy_n(t.data.begin() + b * t.dims[1] * row, ragged_.length(b) * row, into.begin() + ragged_.offsets[b] * row);
+        return into.data();
     }
 
     ragged_batch ragged_;
     std::vector<std::vector<float>> packed_;  // per slot: a padded input packed, or the packed result
-    std::vector<const float*> given_;         // per input slot: its packed memory
+    std::vector<std::vector<std::int32_t>> packed_ids_;  // per slot: padded token ids packed
+    std::vector<const float*> given_;         // per input slot: its packed memory (ids: int32 read back)
+    bool pooled_;                             // the result is a row per sequence
     std::optional<std::size_t> padded_length_;  // Lmax of the first padded input: the output is padded too
     dims_t output_dims_;
 };

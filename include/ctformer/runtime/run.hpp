@@ -43,7 +43,7 @@ public:
         if (!options.lengths.empty()) {
             if (!options.keep.empty()) throw invalid_option("run_options::keep", options.keep[0].first, "none with lengths");
             if (options.cache) throw invalid_option("run_options::lengths in a decoding run", "given", "none: its sequences decode in step");
-            mixed_ = std::make_unique<mixed_batch>(p, options.lengths, inputs);
+            mixed_ = std::make_unique<mixed_batch>(p, options.lengths, inputs, ids);
             whole_ = mixed_->extents();
         } else {
             whole_ = checked_inputs(inputs, ids);
@@ -68,7 +68,7 @@ public:
         outside_.assign(p.slots.size(), nullptr);
         for (plan::slot_id s = 0; s < p.slots.size(); ++s) {
             const plan::slot& v = p.slots[s];
-            if (v.kind == plan::slot_kind::input && v.element == dtype::i32)  // read back as int32 by its step
+            if (v.kind == plan::slot_kind::input && v.element == dtype::i32 && !mixed_)  // read back as int32 by its step
                 outside_[s] = reinterpret_cast<float*>(const_cast<std::int32_t*>(ids.find(v.name)->second.data.data()));
             else if (v.kind == plan::slot_kind::input)
                 outside_[s] = const_cast<float*>(mixed_ ? mixed_->input(s) : inputs.find(v.name)->second.data.data());

@@ -4,11 +4,14 @@
 // into a shape type with shape_from_t.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <span>
 #include <string>
 #include <utility>
+
+#include "ragged.hpp"
 
 namespace ctformer {
 
@@ -201,8 +204,6 @@ std::string to_string() {
     return extents_text(S::extents);
 }
 
-struct ragged_batch;  // shape/ragged.hpp
-
 // The run-time extents of one run: the batch and each length variable (0: the variable's maximum,
 // which is what sizes the plan's memory and what a step's FLOPs are counted at by default). A
 // number alone is a batch: explain(4) is a batch of 4 at the maxima. A mixed-length batch runs
@@ -223,9 +224,19 @@ struct extent_values {
         const std::size_t length = lengths[length_variable(e)];
         return length ? length : static_cast<std::size_t>(maximum(e));
     }
+    // In a packed run, a value over tokens is [1, T, ...]; one without a length (pooled, [B, D]) has
+    // a row per sequence.
+    std::size_t batch_of(std::span<const int> extents) const {
+        const bool pooled = ragged && std::none_of(extents.begin(), extents.end(), [](int e) { return is_length(e); });
+        return pooled ? ragged->sequences() : batch;
+    }
+    // The value of declared extent extents[i] in this run, for a value of these extents.
+    std::size_t of(std::span<const int> extents, std::size_t i) const {
+        return extents[i] == ctformer::batch ? batch_of(extents) : of(extents[i]);
+    }
     std::size_t elements(std::span<const int> extents) const {
         std::size_t n = 1;
-        for (int e : extents) n *= of(e);
+        for (std::size_t i = 0; i < extents.size(); ++i) n *= of(extents, i);
         return n;
     }
     // The same lengths, another batch.
