@@ -11,6 +11,8 @@
 //   {Prefix}k_proj_weight [kv_heads·d_head, d_model]   {Prefix}k_proj_bias [kv_heads·d_head]
 //   {Prefix}v_proj_weight [kv_heads·d_head, d_model]   {Prefix}v_proj_bias [kv_heads·d_head]
 //   {Prefix}out_proj.weight [d_model, d_model]         {Prefix}out_proj.bias [d_model]
+// or, in attention_block<cfg, Prefix, bert_attention_names>, Hugging Face BERT's:
+//   {Prefix}self.query.weight, ….bias, self.key.*, self.value.*, output.dense.*
 #pragma once
 
 #include <cmath>
@@ -88,7 +90,22 @@ struct attention_result {
     Weights weights;  // [..., heads, Lq, Lk], bound as {Prefix}attn_weights
 };
 
-template <config C, fixed_string Prefix>
+// Where the attention's weights are, after its prefix: nn.MultiheadAttention's names, or Hugging
+// Face BERT's (BertAttention: self.query, self.key, self.value, output.dense).
+struct torch_attention_names {
+    static constexpr fixed_string q_weight = "q_proj_weight", q_bias = "q_proj_bias";
+    static constexpr fixed_string k_weight = "k_proj_weight", k_bias = "k_proj_bias";
+    static constexpr fixed_string v_weight = "v_proj_weight", v_bias = "v_proj_bias";
+    static constexpr fixed_string out_weight = "out_proj.weight", out_bias = "out_proj.bias";
+};
+struct bert_attention_names {
+    static constexpr fixed_string q_weight = "self.query.weight", q_bias = "self.query.bias";
+    static constexpr fixed_string k_weight = "self.key.weight", k_bias = "self.key.bias";
+    static constexpr fixed_string v_weight = "self.value.weight", v_bias = "self.value.bias";
+    static constexpr fixed_string out_weight = "output.dense.weight", out_bias = "output.dense.bias";
+};
+
+template <config C, fixed_string Prefix, class Names = torch_attention_names>
 struct attention_block {
     static constexpr int heads = C.heads;
     static constexpr int groups = C.key_value_heads();
@@ -96,14 +113,10 @@ struct attention_block {
     static constexpr int d = C.d_model;
 
     static constexpr auto make_weights() {
-        return std::tuple{weight<Prefix + fixed_string("q_proj_weight"), heads * d_head, d>(),
-                          weight<Prefix + fixed_string("q_proj_bias"), heads * d_head>(),
-                          weight<Prefix + fixed_string("k_proj_weight"), groups * d_head, d>(),
-                          weight<Prefix + fixed_string("k_proj_bias"), groups * d_head>(),
-                          weight<Prefix + fixed_string("v_proj_weight"), groups * d_head, d>(),
-                          weight<Prefix + fixed_string("v_proj_bias"), groups * d_head>(),
-                          weight<Prefix + fixed_string("out_proj.weight"), d, d>(),
-                          weight<Prefix + fixed_string("out_proj.bias"), d>()};
+        return std::tuple{weight<Prefix + Names::q_weight, heads * d_head, d>(), weight<Prefix + Names::q_bias, heads * d_head>(),
+                          weight<Prefix + Names::k_weight, groups * d_head, d>(), weight<Prefix + Names::k_bias, groups * d_head>(),
+                          weight<Prefix + Names::v_weight, groups * d_head, d>(), weight<Prefix + Names::v_bias, groups * d_head>(),
+                          weight<Prefix + Names::out_weight, d, d>(), weight<Prefix + Names::out_bias, d>()};
     }
     using weight_list = typename as_expr_list<decltype(make_weights())>::type;
 
