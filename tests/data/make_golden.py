@@ -9,6 +9,8 @@ TransformerEncoder copies from one layer), so a weight taken from the wrong name
 
 Run with Debian's interpreter, which sees python3-torch (not needed by CI: the files are committed):
     /usr/bin/python3 tests/data/make_golden.py tests/data/golden
+Outputs computed in float32 come out a few ulps apart from one machine to another: to add a case, write
+into an empty folder and copy only the new case's files, leaving the others as they are.
 """
 import copy
 import json
@@ -39,12 +41,13 @@ def save(path, tensors, metadata):
 
 def randomize(module):
     """Every parameter of module drawn anew: weight matrices uniform in ±1/√fan-in, vectors (biases,
-    LayerNorm shifts) in ±0.5, LayerNorm gains in [0.5, 1.5]."""
+    LayerNorm shifts) in ±0.5, LayerNorm gains in [0.5, 1.5] (the weights whose names say "norm" in any
+    case: PyTorch's norm1, Hugging Face's LayerNorm)."""
     for name, p in module.named_parameters():
         if p.dim() >= 2:
             bound = p.shape[-1] ** -0.5
             p.uniform_(-bound, bound)
-        elif "norm" in name and name.endswith("weight"):
+        elif "norm" in name.lower() and name.endswith("weight"):
             p.uniform_(0.5, 1.5)
         else:
             p.uniform_(-0.5, 0.5)
@@ -353,6 +356,168 @@ def gpt2_case(out):
     save(os.path.join(out, "gpt2_2_layers.safetensors"), tensors, {"module": "GPT-2 (GPT2LMHeadModel's names)"})
 
 
+def children(**modules):
+    """A plain nn.Module holding modules by name: Hugging Face's nesting, which its state_dict names follow."""
+    parent = torch.nn.Module()
+    for name, module in modules.items():
+        parent.add_module(name, module)
+    return parent
+
+
+ACTIVATIONS = {"gelu": torch.nn.functional.gelu,  # exact, by erf
+               "gelu_new": lambda x: torch.nn.functional.gelu(x, approximate="tanh")}
+
+
+class BertLayer(torch.nn.Module):
+    """Hugging Face's BertLayer, post-LN: attention.self.{query, key, value}, attention.output.{dense,
+    LayerNorm}, intermediate.dense, output.{dense, LayerNorm}."""
+
+    def __init__(self, c):
+        super().__init__()
+        d, d_ff, linear = c["hidden_size"], c["intermediate_size"], torch.nn.Linear
+        norm = lambda: torch.nn.LayerNorm(d, eps=c["layer_norm_eps"])
+        self.heads, self.act = c["num_attention_heads"], ACTIVATIONS[c["hidden_act"]]
+        self.attention = children(self=children(query=linear(d, d), key=linear(d, d), value=linear(d, d)),
+                                  output=children(dense=linear(d, d), LayerNorm=norm()))
+        self.intermediate = children(dense=linear(d, d_ff))
+        self.output = children(dense=linear(d_ff, d), LayerNorm=norm())
+
+    def forward(self, x, bias):
+        """x [B, L, D]; bias [B, 1, 1, L], the extended attention mask, added to every head's scores."""
+        (batch, length, d), a = x.shape, self.attention
+        heads = lambda t: t.view(batch, length, self.heads, -1).transpose(1, 2)
+        q, k, v = heads(a.self.query(x)), heads(a.self.key(x)), heads(a.self.value(x))
+        p = (q @ k.transpose(-1, -2) / (d // self.heads) ** 0.5 + bias).softmax(-1)
+        h = a.output.LayerNorm(x + a.output.dense((p @ v).transpose(1, 2).reshape(batch, length, d)))
+        return self.output.LayerNorm(h + self.output.dense(self.act(self.intermediate.dense(h))))
+
+
+class BertModel(torch.nn.Module):
+    """Hugging Face's BertModel by its names: embeddings.{word_embeddings, position_embeddings,
+    token_type_embeddings, LayerNorm}, encoder.layer.{i}, pooler.dense. Where config's model_type is
+    "roberta", RobertaModel: the same but for the position ids, which count the tokens that are not
+    pad_token_id from pad_token_id + 1 (create_position_ids_from_input_ids), the padding's pad_token_id."""
+
+    def __init__(self, c):
+        super().__init__()
+        d, embedding = c["hidden_size"], torch.nn.Embedding
+        self.roberta_pad = c["pad_token_id"] if c["model_type"] == "roberta" else None
+        self.embeddings = children(word_embeddings=embedding(c["vocab_size"], d),
+                                   position_embeddings=embedding(c["max_position_embeddings"], d),
+                                   token_type_embeddings=embedding(c["type_vocab_size"], d),
+                                   LayerNorm=torch.nn.LayerNorm(d, eps=c["layer_norm_eps"]))
+        self.encoder = children(layer=torch.nn.ModuleList(BertLayer(c) for _ in range(c["num_hidden_layers"])))
+        self.pooler = children(dense=torch.nn.Linear(d, d))
+
+    def forward(self, input_ids, attention_mask, token_type_ids=None):
+        """last_hidden_state [B, L, D], every row (the padding's too), and pooler_output [B, D], tanh of
+        pooler.dense of the first token's; attention_mask 1 = attend; token_type_ids absent are zeros."""
+        ids, e = input_ids.long(), self.embeddings
+        if self.roberta_pad is None:
+            positions = torch.arange(ids.shape[1]).expand_as(ids)
+        else:
+            real = (ids != self.roberta_pad).long()
+            positions = real.cumsum(1) * real + self.roberta_pad
+        types = torch.zeros_like(ids) if token_type_ids is None else token_type_ids.long()
+        x = e.word_embeddings(ids) + e.token_type_embeddings(types) + e.position_embeddings(positions)
+        x = e.LayerNorm(x)
+        bias = (1.0 - attention_mask.to(x.dtype))[:, None, None, :] * torch.finfo(torch.float32).min
+        for layer in self.encoder.layer:
+            x = layer(x, bias)
+        return x, torch.tanh(self.pooler.dense(x[:, 0]))
+
+
+class BertForSequenceClassification(torch.nn.Module):
+    """Hugging Face's BertForSequenceClassification: bert.*, then classifier on pooler_output."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.bert = BertModel(c)
+        self.classifier = torch.nn.Linear(c["hidden_size"], len(c["id2label"]))
+
+    def forward(self, **inputs):
+        return self.classifier(self.bert(**inputs)[1])
+
+
+def sentence_embedding(h, mask):
+    """sentence-transformers' mean pooling, over the attended tokens, then L2-normalised."""
+    m = mask.to(h.dtype)[:, :, None]
+    return torch.nn.functional.normalize((m * h).sum(1) / m.sum(1).clamp(min=1e-9), dim=1)
+
+
+def bert_config(model_type, architecture, layers=2, act="gelu", positions=24, types=2, pad=0, **extra):
+    """Hugging Face's config.json of a small BERT or RoBERTa: vocabulary 99, width 64, 4 heads, d_ff 96."""
+    return dict(architectures=[architecture], attention_probs_dropout_prob=0.1, hidden_act=act,
+                hidden_dropout_prob=0.1, hidden_size=64, initializer_range=0.02, intermediate_size=96,
+                layer_norm_eps=1e-12, max_position_embeddings=positions, model_type=model_type,
+                num_attention_heads=4, num_hidden_layers=layers, pad_token_id=pad,
+                position_embedding_type="absolute", torch_dtype="float32", type_vocab_size=types,
+                vocab_size=99, **extra)
+
+
+def bert_batch(c, lengths=(9, 16, 5)):
+    """3 sequences padded right to 16: input_ids (int32), reaching both ends of the vocabulary, with
+    pad_token_id at the padding (and, for RoBERTa, nowhere else: its positions count the other ids),
+    token_type_ids (1 from half each sequence's length to its end) and attention_mask (float, 1 = attend)."""
+    mask = (torch.arange(max(lengths))[None, :] < torch.tensor(lengths)[:, None]).float()
+    ids = torch.randint(0, c["vocab_size"], mask.shape)
+    if c["model_type"] == "roberta":
+        ids[ids == c["pad_token_id"]] = 2
+    ids[0, 0], ids[2, 4] = 0, c["vocab_size"] - 1
+    ids[mask == 0] = c["pad_token_id"]
+    types = (torch.arange(max(lengths))[None, :] >= torch.tensor(lengths)[:, None] // 2) * mask
+    return dict(input_ids=ids.to(torch.int32), token_type_ids=types.to(torch.int32), attention_mask=mask)
+
+
+def bert_cases(out):
+    """BERT, a BERT classifier and RoBERTa, by Hugging Face's names and computation, as bert_config
+    says, each parameter random: bert_2_layers (BertModel: last_hidden_state, pooler_output and the
+    sentence_embedding, then the first two with token_type_ids absent), bert_classifier (1 layer,
+    gelu_new, 3 labels: logits) and roberta_2_layers (RobertaModel under "roberta.": positions from 2,
+    pad id 1, one token type). Computed in double precision, as gpt2_case, the answer on any machine.
+    Each file's metadata holds its config.json, written also to tests/data/hf/{bert_tiny,
+    bert_classifier_tiny, roberta_tiny}/."""
+    labels = {str(i): "LABEL_%d" % i for i in range(3)}
+    configs = {"bert_tiny": bert_config("bert", "BertModel"),
+               "bert_classifier_tiny": bert_config("bert", "BertForSequenceClassification", layers=1,
+                                                   act="gelu_new", id2label=labels,
+                                                   label2id={v: int(k) for k, v in labels.items()}),
+               "roberta_tiny": bert_config("roberta", "RobertaModel", positions=20, types=1, pad=1,
+                                           bos_token_id=0, eos_token_id=2)}
+    for name, c in configs.items():
+        folder = os.path.join(os.path.dirname(__file__), "hf", name)
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            f.write(json.dumps(c, indent=2, sort_keys=True) + "\n")
+
+    def case(name, c, model, outputs):
+        """model randomized, in double; outputs(model, inputs) its outputs by name, saved with its inputs."""
+        model = randomize(model.eval()).double()
+        inputs = bert_batch(c)
+        if c["model_type"] == "roberta":
+            del inputs["token_type_ids"]
+        tensors = dict(model.state_dict(), **inputs, **outputs(model, inputs))
+        save(os.path.join(out, name + ".safetensors"), tensors,
+             {"module": c["architectures"][0], "config": json.dumps(c, sort_keys=True)})
+
+    def encoder_outputs(bert, inputs):
+        """A BertModel's outputs, and with token_type_ids (where there are) left out, its first two again."""
+        h, pooled = bert(**inputs)
+        outputs = {"last_hidden_state": h, "pooler_output": pooled,
+                   "sentence_embedding": sentence_embedding(h, inputs["attention_mask"])}
+        if "token_type_ids" in inputs:
+            h, pooled = bert(inputs["input_ids"], inputs["attention_mask"])
+            outputs.update(last_hidden_state_no_types=h, pooler_output_no_types=pooled)
+        return outputs
+
+    c = configs["bert_tiny"]
+    case("bert_2_layers", c, BertModel(c), encoder_outputs)
+    c = configs["bert_classifier_tiny"]
+    case("bert_classifier", c, BertForSequenceClassification(c), lambda m, i: {"logits": m(**i)})
+    c = configs["roberta_tiny"]
+    case("roberta_2_layers", c, children(roberta=BertModel(c)), lambda m, i: encoder_outputs(m.roberta, i))
+
+
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "golden")
     os.makedirs(out, exist_ok=True)
@@ -364,4 +529,5 @@ if __name__ == "__main__":
     decoder_cases(out)
     embedding_case(out)
     gpt2_case(out)
+    bert_cases(out)
     print("torch", torch.__version__, "->", out)
