@@ -189,4 +189,18 @@ private:
     std::string tensor_;
 };
 
+// A model's configuration file (a Hugging Face config.json) that ctformer cannot build from: names
+// the file and, where there is one, the field, "ctformer: config.json: hidden_act: ...".
+class config_error : public error {
+public:
+    config_error(const std::string& file, const std::string& field, const std::string& problem)
+        : error("ctformer: " + file + ": " + (field.empty() ? "" : field + ": ") + problem), file_(file), field_(field) {}
+    const std::string& file() const { return file_; }
+    const std::string& field() const { return field_; }
+
+private:
+    std::string file_;
+    std::string field_;
+};
+
 }  // namespace ctformer

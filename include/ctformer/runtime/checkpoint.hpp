@@ -1,0 +1,96 @@
+// A Hugging Face checkpoint folder's weights, as fp32 by the names the files give them:
+// dir/model.safetensors, or else the shards that dir/model.safetensors.index.json lists, its
+// "weight_map" naming each tensor's shard (a file in dir):
+//
+//   {"metadata": {"total_size": 438000000}, "weight_map": {"embeddings.word_embeddings.weight":
+//    "model-00001-of-00002.safetensors", ...}}
+//
+// Each shard is read once (safetensors_file: F32, F16 and BF16 as fp32; integer buffers such as
+// position_ids left out) and held to the map both ways: a tensor listed for a shard that lacks it,
+// or a shard holding a tensor not listed for it, is a file_error naming the shard and the tensor,
+// since a map and shards that disagree were not saved together. Names are kept as the files spell
+// them; mapping them to a model's is the caller's (state_dict.hpp's renamed).
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "mapped_file.hpp"
+#include "safetensors.hpp"
+
+namespace ctformer {
+
+inline constexpr const char* hf_weights_file = "model.safetensors";
+inline constexpr const char* hf_index_file = "model.safetensors.index.json";
+
+namespace detail {
+// The index's weight_map, checked: JSON, an object of strings, each shard a plain file name (a
+// name reaching out of the folder, "../x", is refused: the index says where to read).
+inline std::map<std::string, std::string> hf_weight_map(const std::filesystem::path& index) {
+    const mapped_file bytes(index);
+    const auto* text = reinterpret_cast<const char*>(bytes.bytes().data());
+    nlohmann::json json;
+    try {
+        json = nlohmann::json::parse(text, text + bytes.bytes().size());
+    } catch (const nlohmann::json::exception& e) {
+        throw file_error(bytes.name(), "", std::string("is not valid JSON: ") + e.what());
+    }
+    if (!json.is_object() || !json.contains("weight_map") || !json["weight_map"].is_object())
+        throw file_error(bytes.name(), "", "needs a \"weight_map\" object: tensor name -> shard file");
+    std::map<std::string, std::string> shard_of;
+    for (const auto& [tensor, shard] : json["weight_map"].items()) {
+        if (!shard.is_string()) throw file_error(bytes.name(), tensor, "its shard is not a file name: " + shard.dump());
+        const std::string name = shard.get<std::string>();
+        if (name.empty() || name == "." || name == ".." || std::filesystem::path(name).filename() != name)
+            throw file_error(bytes.name(), tensor, "its shard \"" + name + "\" is not a file name in the checkpoint's folder");
+        shard_of.emplace(tensor, name);
+    }
+    if (shard_of.empty()) throw file_error(bytes.name(), "", "the weight_map lists no tensors");
+    return shard_of;
+}
+
+inline bool file_exists(const std::filesystem::path& path) {
+    std::error_code ignored;
+    return std::filesystem::exists(path, ignored);
+}
+}  // namespace detail
+
+// Every floating-point tensor of the checkpoint in `dir`, fp32, by the files' names.
+inline tensor_map load_checkpoint(const std::filesystem::path& dir) {
+    const std::filesystem::path single = dir / hf_weights_file, index = dir / hf_index_file;
+    if (detail::file_exists(single)) return safetensors_file(single).tensors();
+    if (!detail::file_exists(index))
+        throw file_error(dir.string(), "", std::string("holds neither ") + hf_weights_file + " nor " + hf_index_file);
+
+    const std::map<std::string, std::string> shard_of = detail::hf_weight_map(index);
+    std::map<std::string, std::set<std::string>> listed;  // shard -> its tensors, each shard once
+    for (const auto& [tensor, shard] : shard_of) listed[shard].insert(tensor);
+    tensor_map all;
+    for (const auto& [shard, tensors] : listed) {
+        const std::filesystem::path path = dir / shard;
+        if (!detail::file_exists(path))
+            throw file_error(path.string(), "", "is missing: " + index.string() + " lists " +
+                                                    std::to_string(tensors.size()) + " tensor(s) in it");
+        const safetensors_file file(path);
+        for (const std::string& tensor : tensors)
+            if (!file.entries().contains(tensor))
+                throw file_error(file.name(), tensor, "not in the shard, though " + index.string() + " lists it there");
+        for (const auto& [tensor, entry] : file.entries()) {
+            if (tensors.contains(tensor)) continue;
+            const auto elsewhere = shard_of.find(tensor);
+            throw file_error(file.name(), tensor, "in the shard, though " + index.string() + " lists it " +
+                                                      (elsewhere == shard_of.end() ? std::string("for no shard")
+                                                                                   : "in " + elsewhere->second));
+        }
+        all.merge(file.tensors());
+    }
+    return all;
+}
+
+}  // namespace ctformer

@@ -1,0 +1,126 @@
+// Hugging Face config.json files: BERT's and RoBERTa's read with HF's defaults for the fields left
+// out, and each thing ctformer cannot build a config_error naming the file and the field. The files
+// are in tests/data/hf/config_cases/; variations of one field are written here.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <ctformer/runtime/hf_config.hpp>
+
+#include "support/temp_path.hpp"
+
+namespace ctf = ctformer;
+
+namespace {
+
+std::string config_case(const std::string& name) { return std::string(CTFORMER_HF_DIR) + "/config_cases/" + name; }
+
+// A small valid BERT config with `changes` applied (a null value removes the field).
+std::filesystem::path variant(const nlohmann::json& changes = nlohmann::json::object()) {
+    nlohmann::json config{{"model_type", "bert"},         {"vocab_size", 100},       {"hidden_size", 64},
+                          {"num_hidden_layers", 2},       {"num_attention_heads", 4}, {"intermediate_size", 128},
+                          {"max_position_embeddings", 32}};
+    config.merge_patch(changes);
+    const auto path = test::temp_path("config.json");
+    std::ofstream(path) << config.dump();
+    return path;
+}
+
+// The config_error reading `path` throws: it names the file and the field, and says `words`.
+void expect_error(const std::filesystem::path& path, const std::string& field, const std::string& words) {
+    try {
+        ctf::read_hf_config(path);
+        ADD_FAILURE() << path << " was read";
+    } catch (const ctf::config_error& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(e.field(), field) << what;
+        EXPECT_EQ(e.file(), path.string()) << what;
+        EXPECT_NE(what.find(path.string() + ": " + (field.empty() ? "" : field + ": ")), std::string::npos) << what;
+        EXPECT_NE(what.find(words), std::string::npos) << what;
+    }
+}
+
+TEST(HfConfig, BertReadsEveryField) {
+    const ctf::hf_config c = ctf::read_hf_config(config_case("bert.json"));
+    EXPECT_EQ(c.model_type, "bert");
+    EXPECT_EQ(c.vocab_size, 30522);
+    EXPECT_EQ(c.hidden_size, 768);
+    EXPECT_EQ(c.num_hidden_layers, 12);
+    EXPECT_EQ(c.num_attention_heads, 12);
+    EXPECT_EQ(c.intermediate_size, 3072);
+    EXPECT_EQ(c.max_position_embeddings, 512);
+    EXPECT_EQ(c.type_vocab_size, 2);
+    EXPECT_EQ(c.pad_token_id, 0);
+    EXPECT_EQ(c.layer_norm_eps, 1e-12);
+    EXPECT_EQ(c.hidden_act, ctf::activation::gelu);
+    EXPECT_EQ(c.summary(), "bert: 12 layers, hidden 768, 12 heads, intermediate 3072, vocab 30522, positions 512, "
+                           "types 2, gelu, eps 1e-12");
+}
+
+// roberta.json gives no pad_token_id: RobertaConfig's 1, not BertConfig's 0.
+TEST(HfConfig, RobertaWithTanhGeluAndItsOwnPadDefault) {
+    const ctf::hf_config c = ctf::read_hf_config(config_case("roberta.json"));
+    EXPECT_EQ(c.model_type, "roberta");
+    EXPECT_EQ(c.hidden_act, ctf::activation::gelu_tanh);
+    EXPECT_EQ(c.pad_token_id, 1);
+    EXPECT_EQ(c.type_vocab_size, 1);
+    EXPECT_EQ(c.layer_norm_eps, 1e-5);
+    EXPECT_EQ(c.summary(), "roberta: 2 layers, hidden 64, 4 heads, intermediate 128, vocab 100, positions 34, "
+                           "types 1, gelu_tanh, eps 1e-05");
+}
+
+TEST(HfConfig, DefaultsAndActivationNames) {
+    const ctf::hf_config bert = ctf::read_hf_config(variant());
+    EXPECT_EQ(bert.type_vocab_size, 2);
+    EXPECT_EQ(bert.layer_norm_eps, 1e-12);
+    EXPECT_EQ(bert.pad_token_id, 0);
+    EXPECT_EQ(bert.hidden_act, ctf::activation::gelu);
+    EXPECT_EQ(ctf::read_hf_config(variant({{"model_type", "xlm-roberta"}})).pad_token_id, 1);
+    EXPECT_EQ(ctf::read_hf_config(variant({{"model_type", "roberta"}, {"pad_token_id", 0}})).pad_token_id, 0);
+    EXPECT_EQ(ctf::read_hf_config(variant({{"hidden_act", "gelu_pytorch_tanh"}})).hidden_act, ctf::activation::gelu_tanh);
+    EXPECT_EQ(ctf::read_hf_config(variant({{"hidden_act", "relu"}})).hidden_act, ctf::activation::relu);
+}
+
+TEST(HfConfig, FilesRefusedByField) {
+    expect_error(config_case("llama.json"), "model_type", "\"llama\" is not supported (bert, roberta, xlm-roberta)");
+    expect_error(config_case("missing_hidden_size.json"), "hidden_size", "is missing");
+    expect_error(config_case("swish.json"), "hidden_act",
+                 "hidden_act: \"swish\" is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu)");
+    expect_error(config_case("hidden_size_string.json"), "hidden_size", "expected an integer, found \"768\"");
+    expect_error(config_case("broken.json"), "", "is not valid JSON");
+}
+
+TEST(HfConfig, OneFieldWrong) {
+    const std::tuple<nlohmann::json, const char*, const char*> cases[] = {
+        {{{"model_type", nullptr}}, "model_type", "is missing; supported: (bert, roberta, xlm-roberta)"},
+        {{{"model_type", 3}}, "model_type", "expected a string, found 3"},
+        {{{"hidden_act", "gelu_fast"}}, "hidden_act", "\"gelu_fast\" is not supported"},
+        {{{"hidden_act", true}}, "hidden_act", "expected a string, found true"},
+        {{{"hidden_size", 0}}, "hidden_size", "must be positive, found 0"},
+        {{{"intermediate_size", -128}}, "intermediate_size", "must be positive, found -128"},
+        {{{"num_hidden_layers", 2.5}}, "num_hidden_layers", "expected an integer, found 2.5"},
+        {{{"vocab_size", 10000000000}}, "vocab_size", "10000000000 is out of range"},
+        {{{"type_vocab_size", 0}}, "type_vocab_size", "must be positive"},
+        {{{"num_attention_heads", 5}}, "num_attention_heads", "5 does not divide hidden_size 64"},
+        {{{"pad_token_id", 100}}, "pad_token_id", "100 is outside the vocabulary (0 to 99)"},
+        {{{"layer_norm_eps", "1e-12"}}, "layer_norm_eps", "expected a number, found \"1e-12\""},
+        {{{"layer_norm_eps", 0}}, "layer_norm_eps", "must be positive"},
+        {{{"position_embedding_type", "relative_key"}}, "position_embedding_type",
+         "\"relative_key\" is not supported (absolute)"},
+    };
+    for (const auto& [changes, field, words] : cases) {
+        SCOPED_TRACE(changes.dump());
+        expect_error(variant(changes), field, words);
+    }
+}
+
+TEST(HfConfig, NotAnObjectOrNoFile) {
+    const auto path = test::temp_path("list.json");
+    std::ofstream(path) << "[1, 2]";
+    expect_error(path, "", "is not a JSON object");
+    EXPECT_THROW(ctf::read_hf_config(test::temp_path("absent.json")), ctf::file_error);
+}
+
+}  // namespace
