@@ -48,6 +48,23 @@ inline std::string mixed_lengths_refusal(const plan::program& p) {
     return "";
 }
 
+// The lengths of a right-padded attention mask [B, L] (each row some ones, then zeros: Hugging
+// Face's attention_mask), which run_options::lengths takes to run the batch without its padding;
+// nullopt when a row is not so (a zero before a one, or no one at all).
+inline std::optional<std::vector<std::size_t>> lengths_of_mask(const host_tensor<float>& mask) {
+    if (mask.dims.size() != 2 || mask.dims[1] == 0) return std::nullopt;
+    std::vector<std::size_t> lengths;
+    for (std::size_t b = 0; b < mask.dims[0]; ++b) {
+        const auto row = mask.data.begin() + static_cast<std::ptrdiff_t>(b * mask.dims[1]);
+        const auto end = std::find(row, row + static_cast<std::ptrdiff_t>(mask.dims[1]), 0.0f);
+        const std::size_t length = static_cast<std::size_t>(end - row);
+        if (length == 0 || std::any_of(end, row + static_cast<std::ptrdiff_t>(mask.dims[1]), [](float v) { return v != 0.0f; }))
+            return std::nullopt;
+        lengths.push_back(length);
+    }
+    return lengths;
+}
+
 class mixed_batch {
 public:
     mixed_batch(const plan::program& p, std::span<const std::size_t> lengths, const tensor_map& inputs, const id_map& ids)
