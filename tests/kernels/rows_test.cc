@@ -1,6 +1,7 @@
-// Row kernels (residual LayerNorm, softmax) against the reference evaluator on every Highway target
-// compiled in, for widths with and without a partial last vector, rows 1 and 37, masked rows,
-// logits near ±90, and LayerNorm of values up to 3e37. Tolerance: normalised rows and probabilities are O(1); fp32 against the double
+// Row kernels (residual LayerNorm, softmax, L2 normalisation, the pooling's weighted mean) against
+// the reference evaluator on every Highway target compiled in, for widths with and without a partial
+// last vector, rows 1 and 37, masked rows, logits near ±90, and LayerNorm and L2 norms of values up
+// to 3e37. Tolerance: normalised rows and probabilities are O(1); fp32 against the double
 // reference stays within 1e-5 + 1e-4·|want|.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/rows_test.cc"
@@ -95,6 +96,50 @@ void TestSoftmax() {
     check_softmax<128>(4, 90.0f);  // logits near ±90
 }
 
+template <std::size_t N>
+void check_l2_normalize(std::size_t rows, float magnitude = 1.0f) {
+    auto x = input<"x", batch, int(N)>();
+    tensor_map in = reference::random_inputs(x + x, rows, 33);
+    for (float& v : in.at("x").data) v *= magnitude;
+    for (std::size_t j = 0; j < N; ++j) in.at("x")[j] = 0;  // row 0: zeros stay zeros
+    const auto want = reference::evaluate(l2_normalize(x), in);
+    std::vector<float> got(rows * N);
+    kt::l2_normalize<N>(rows, in.at("x").data.data(), float(l2_normalize_op::least_norm), got.data());
+    expect_close(got, want);
+}
+
+void TestL2Normalize() {
+    for (float magnitude : {1.0f, 1e-3f, 1e20f, 3e37f}) {
+        check_l2_normalize<384>(5, magnitude);
+        check_l2_normalize<13>(37, magnitude);
+    }
+}
+
+// The mean of a sequence's rows: weighted by a mask with zeros among its ones, by no mask, and by
+// a mask of zeros only (zeros).
+template <std::size_t N>
+void check_weighted_mean(std::size_t length) {
+    auto x = input<"x", batch, upto<64>, int(N)>();
+    auto m = bool_input<"m", batch, upto<64>>();
+    tensor_map in = reference::random_inputs(mean_pool(x, m), {1, {length}}, 34);
+    for (std::size_t l = 0; l < length; ++l) in.at("m")[l] = l % 3 != 1;
+    std::vector<float> got(N);
+    kt::weighted_mean<N>(length, in.at("x").data.data(), in.at("m").data.data(), got.data());
+    expect_close(got, reference::evaluate(mean_pool(x, m), in));
+    kt::weighted_mean<N>(length, in.at("x").data.data(), nullptr, got.data());
+    expect_close(got, reference::evaluate(mean_pool(x), in));
+    std::fill(in.at("m").data.begin(), in.at("m").data.end(), 0.0f);
+    kt::weighted_mean<N>(length, in.at("x").data.data(), in.at("m").data.data(), got.data());
+    expect_close(got, reference::evaluate(mean_pool(x, m), in));
+    EXPECT_EQ(got[0], 0.0f);
+}
+
+void TestWeightedMean() {
+    check_weighted_mean<384>(37);
+    check_weighted_mean<13>(1);
+    check_weighted_mean<64>(64);
+}
+
 }  // namespace ctformer::tests::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -104,5 +149,7 @@ HWY_BEFORE_TEST(RowKernels);
 HWY_EXPORT_AND_TEST_P(RowKernels, TestResidualLayerNorm);
 HWY_EXPORT_AND_TEST_P(RowKernels, TestLayerNormOfHugeValues);
 HWY_EXPORT_AND_TEST_P(RowKernels, TestSoftmax);
+HWY_EXPORT_AND_TEST_P(RowKernels, TestL2Normalize);
+HWY_EXPORT_AND_TEST_P(RowKernels, TestWeightedMean);
 }  // namespace ctformer::tests
 #endif

@@ -144,7 +144,8 @@ void l2_normalize(std::size_t rows, const float* x, float least, float* out) {
         const float squares = row_sum(
             N, [&](std::size_t i) { const auto v = hn::Mul(hn::LoadU(d, xr + i), hn::Set(d, inv_unit)); return hn::Mul(v, v); },
             [&](std::size_t i) { return (xr[i] * inv_unit) * (xr[i] * inv_unit); });
-        scale_row<N>(xr, 1.0f / std::max(std::sqrt(squares) * unit, least), out + r * N);
+        const float norm = std::sqrt(squares);  // in units: ‖x‖₂ itself may pass fp32's largest
+        scale_row<N>(xr, norm * unit >= least ? inv_unit / norm : 1.0f / least, out + r * N);
     }
 }
 
