@@ -143,6 +143,17 @@ TEST(PyTorchBert, ASwappedWeightFailsTheComparison) {
     }
 }
 
+// f() throws an Error naming `tensor`.
+template <class Error, class F>
+void expect_error_naming(F f, const std::string& tensor) {
+    try {
+        f();
+        ADD_FAILURE() << "no error naming " << tensor;
+    } catch (const Error& e) {
+        EXPECT_EQ(e.tensor(), tensor) << e.what();
+    }
+}
+
 TEST(PyTorchBert, MistakesAreTypedErrorsNamingTheTensor) {
     const golden_case c("bert_2_layers");
     auto model = ctf::compile(pooler_with_types());
@@ -150,36 +161,18 @@ TEST(PyTorchBert, MistakesAreTypedErrorsNamingTheTensor) {
     ctf::host_tensor<float> y;
     ctf::id_map bad_ids = c.ids;
     bad_ids.at("input_ids").data[5] = 99;
-    EXPECT_THROW(
-        try { model.run(c.tensors, bad_ids, y); } catch (const ctf::token_id_out_of_range& e) {
-            EXPECT_EQ(e.tensor(), "input_ids");
-            throw;
-        },
-        ctf::token_id_out_of_range);
+    expect_error_naming<ctf::token_id_out_of_range>([&] { model.run(c.tensors, bad_ids, y); }, "input_ids");
     ctf::tensor_map short_mask = c.tensors;
     short_mask.at("attention_mask") = ctf::host_tensor<float>({3, 15});
-    EXPECT_THROW(
-        try { model.run(short_mask, c.ids, y); } catch (const ctf::shape_mismatch& e) {
-            EXPECT_EQ(e.tensor(), "attention_mask");
-            throw;
-        },
-        ctf::shape_mismatch);
+    expect_error_naming<ctf::shape_mismatch>([&] { model.run(short_mask, c.ids, y); }, "attention_mask");
     ctf::tensor_map missing = c.tensors;
     missing.erase("encoder.layer.1.intermediate.dense.bias");
-    EXPECT_THROW(
-        try { model.bind(missing, test::with_outputs); } catch (const ctf::missing_tensor& e) {
-            EXPECT_EQ(e.tensor(), "encoder.layer.1.intermediate.dense.bias");
-            throw;
-        },
-        ctf::missing_tensor);
+    expect_error_naming<ctf::missing_tensor>([&] { model.bind(missing, test::with_outputs); },
+                                             "encoder.layer.1.intermediate.dense.bias");
     ctf::tensor_map misshapen = c.tensors;
     misshapen.at("embeddings.token_type_embeddings.weight") = ctf::host_tensor<float>({3, 64});
-    EXPECT_THROW(
-        try { model.bind(misshapen, test::with_outputs); } catch (const ctf::shape_mismatch& e) {
-            EXPECT_EQ(e.tensor(), "embeddings.token_type_embeddings.weight");
-            throw;
-        },
-        ctf::shape_mismatch);
+    expect_error_naming<ctf::shape_mismatch>([&] { model.bind(misshapen, test::with_outputs); },
+                                             "embeddings.token_type_embeddings.weight");
 }
 
 }  // namespace

@@ -86,12 +86,18 @@ struct embedding_step {
     }
 };
 
+// leading_rows: L rows from its first (a decoding run's from its position on); table_row: one.
 template <class E>
-    requires is_op<E, leading_rows_op>
-struct leading_rows_step {
+    requires is_op<E, leading_rows_op> || is_op<E, table_row_op>
+struct table_rows_step {
+    static constexpr bool one_row = is_op<E, table_row_op>;
     static constexpr bool decodes = true;
+    static constexpr bool mixed_lengths = one_row;  // a table's rows by position are not a packed batch's
     static std::string kernel() { return op_t<E>::name; }
-    static std::string detail(const E&) { return ""; }
+    static std::string detail(const E& e) {
+        if constexpr (one_row) return "row " + std::to_string(op_of(e).row);
+        else return op_of(e).first ? "from row " + std::to_string(op_of(e).first) : "";
+    }
     static double flops(const extent_values&) { return 0; }
     static std::size_t scratch_bytes() { return 0; }
 
@@ -100,30 +106,14 @@ struct leading_rows_step {
         s.reads.push_back({"table", l.value(child<0>(e)), true});
     }
 
+    static std::size_t first_row(const E& e, const extent_values& at) {
+        if constexpr (one_row) return static_cast<std::size_t>(op_of(e).row);
+        else return static_cast<std::size_t>(op_of(e).first) + at.position;
+    }
+
     static void launch(const step& s, const launch_args& a) {
-        const std::size_t first = static_cast<std::size_t>(op_of(*static_cast<const E*>(s.node)).first) + a.extents.position;
+        const std::size_t first = first_row(*static_cast<const E*>(s.node), a.extents);
         std::copy_n(a.read("table") + first * last(extents_of<E>), elements<shape_of_t<E>>(a.extents), a.out);
-    }
-};
-
-template <class E>
-    requires is_op<E, table_row_op>
-struct table_row_step {
-    static constexpr bool decodes = true;
-    static constexpr bool mixed_lengths = true;  // no length
-    static std::string kernel() { return op_t<E>::name; }
-    static std::string detail(const E& e) { return "row " + std::to_string(op_of(e).row); }
-    static double flops(const extent_values&) { return 0; }
-    static std::size_t scratch_bytes() { return 0; }
-
-    template <class Lower>
-    static void lower(const E& e, Lower& l, step& s) {
-        s.reads.push_back({"table", l.value(child<0>(e)), true});
-    }
-
-    static void launch(const step& s, const launch_args& a) {
-        constexpr std::size_t width = last(extents_of<E>);
-        std::copy_n(a.read("table") + static_cast<std::size_t>(op_of(*static_cast<const E*>(s.node)).row) * width, width, a.out);
     }
 };
 
