@@ -15,9 +15,9 @@ public:
     void bind(const ctf::tensor_map& weights, const ctformer::runtime::bind_options& options) override {
         model_.bind(weights, options);
     }
-    void run(const ctf::tensor_map& inputs, ctf::host_tensor<float>& output,
+    void run(const ctf::tensor_map& inputs, const ctf::id_map& ids, ctf::host_tensor<float>& output,
              const ctformer::runtime::run_options& options) const override {
-        model_.run(inputs, output, options);
+        model_.run(inputs, ids, output, options);
     }
     std::string explain(const ctf::extent_values& at) const override { return model_.explain(at); }
     std::string profile(const std::vector<ctformer::runtime::step_record>& records, const ctf::extent_values& at,

@@ -27,9 +27,9 @@ public:
         model_.bind(weights, options);
     }
 
-    void run(const ctformer::tensor_map& inputs, ctformer::host_tensor<float>& output,
+    void run(const ctformer::tensor_map& inputs, const ctformer::id_map& ids, ctformer::host_tensor<float>& output,
              const ctformer::runtime::run_options& options) const override {
-        auto run = model_.start(inputs, output, options);
+        auto run = model_.start(inputs, ids, output, options);
         // the batch in chunks of sequences whose activations fit options.max_activation_bytes
         while (run.next_chunk()) {
             // step 0: gemm [B,L<=10,_1536] x -> qkv(q_proj_weight), 15.729 MFLOP at B=1, epilogue: +bias

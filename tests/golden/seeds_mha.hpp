@@ -25,9 +25,14 @@ public:
         model_->bind(weights, options);
     }
 
+    // Token ids (int32: ctformer::id_tensor) by name in ids, the other inputs in inputs.
+    void run(const ctformer::tensor_map& inputs, const ctformer::id_map& ids, ctformer::host_tensor<float>& output,
+             const ctformer::runtime::run_options& options = {}) const {
+        model_->run(inputs, ids, output, options);
+    }
     void run(const ctformer::tensor_map& inputs, ctformer::host_tensor<float>& output,
              const ctformer::runtime::run_options& options = {}) const {
-        model_->run(inputs, output, options);
+        model_->run(inputs, ctformer::id_map{}, output, options);
     }
 
     // The tree before and after each fusion pass, and the plan, for a run of `at`: a batch, and the

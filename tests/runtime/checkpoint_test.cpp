@@ -138,3 +138,18 @@ TEST(Checkpoint, NeitherFile) {
 }
 
 }  // namespace
+
+// A head's checkpoint by its base model's names: "bert." dropped, the head's tensors kept.
+TEST(Checkpoint, BaseModelNamesWithoutThePrefix) {
+    const ctf::host_tensor<float> one({1}, {1.0f}), two({1}, {2.0f});
+    const auto base = ctf::without_prefix({{"bert.pooler.dense.bias", one}, {"classifier.bias", two}}, "bert.");
+    ASSERT_EQ(base.size(), 2u);
+    EXPECT_EQ(base.at("pooler.dense.bias").data, one.data);
+    EXPECT_EQ(base.at("classifier.bias").data, two.data);
+    try {
+        ctf::without_prefix({{"bert.pooler.dense.bias", one}, {"pooler.dense.bias", two}}, "bert.");
+        ADD_FAILURE() << "a tensor given both ways was kept";
+    } catch (const ctf::conflicting_tensor& e) {
+        EXPECT_EQ(e.tensor(), "pooler.dense.bias") << e.what();
+    }
+}

@@ -19,8 +19,14 @@ public:
     virtual ~any_model() = default;
     // Checks every weight by name and shape, and packs them; strictly, refuses tensors it does not read.
     virtual void bind(const tensor_map& weights, const runtime::bind_options& options) = 0;
-    // The inputs by name; output takes the result's shape (or must already have it).
-    virtual void run(const tensor_map& inputs, host_tensor<float>& output, const runtime::run_options& options) const = 0;
+    // The inputs by name, token ids (int32) among the ids; output takes the result's shape (or must
+    // already have it).
+    virtual void run(const tensor_map& inputs, const id_map& ids, host_tensor<float>& output,
+                     const runtime::run_options& options) const = 0;
+    // A model without token ids.
+    void run(const tensor_map& inputs, host_tensor<float>& output, const runtime::run_options& options) const {
+        run(inputs, id_map{}, output, options);
+    }
     // The tree before and after each fusion pass, and the plan, for a run of `at` (a batch, lengths).
     virtual std::string explain(const extent_values& at) const = 0;
     // Where the time of one run of `at` went, from the records run_options::profile collected in

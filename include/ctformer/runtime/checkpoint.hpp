@@ -93,4 +93,19 @@ inline tensor_map load_checkpoint(const std::filesystem::path& dir) {
     return all;
 }
 
+// `tensors` by a base model's names: each "{prefix}name" (a checkpoint of a model with a head,
+// BertForSequenceClassification's "bert.embeddings...") renamed "name"; the head's own tensors
+// ("classifier.weight", "cls.predictions...") and names without the prefix are kept as they are. A
+// name given both ways is a conflicting_tensor.
+inline tensor_map without_prefix(tensor_map tensors, std::string_view prefix) {
+    tensor_map base;
+    for (auto& [name, tensor] : tensors) {
+        const bool prefixed = !prefix.empty() && name.starts_with(prefix);
+        const std::string base_name = prefixed ? name.substr(prefix.size()) : name;
+        if (!base.try_emplace(base_name, std::move(tensor)).second)
+            throw conflicting_tensor(base_name, base_name, std::string(prefix) + base_name);
+    }
+    return base;
+}
+
 }  // namespace ctformer
