@@ -1,6 +1,9 @@
 // ctformer-gen: checks a model's parameters and writes them as a C++ header, the first step of
 // ctformer_add_model (the model's own generator, built from that header and the declaration, writes
-// the sources). A bad parameter is one line naming it, and exit status 2.
+// the sources). With --hf-config, the parameters come from a Hugging Face config.json (a BERT-family
+// model; PARAMS apply over them). A bad parameter, or a bad file or field, is one line naming it,
+// and exit status 2.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -8,16 +11,21 @@
 #include <vector>
 
 #include <ctformer/generator_params.hpp>
+#include <ctformer/runtime/hf_config.hpp>
 
 namespace {
 
 void print_help(std::ostream& out) {
     out << "usage: ctformer-gen --name NAME --source FILE --output-dir DIR [PARAM=VALUE ...]\n"
+           "       ctformer-gen --name NAME --hf-config config.json --output-dir DIR [PARAM=VALUE ...]\n"
            "       ctformer-gen --help-table   (the parameters as a Markdown table)\n\n"
            "Checks the parameters of model NAME, declared in FILE with CTFORMER_REGISTER_MODEL, and\n"
            "writes DIR/NAME.params.hpp. ctformer_add_model(NAME SOURCE FILE PARAMS ...) runs it, then\n"
            "builds NAME's generator, which writes NAME.hpp, NAME.cpp, NAME.plan.txt and NAME.dot\n"
-           "(CTFORMER_GEN_DEBUG=1|2|3: fused groups | trees after each pass | generated source).\n\n"
+           "(CTFORMER_GEN_DEBUG=1|2|3: fused groups | trees after each pass | generated source).\n"
+           "--hf-config reads a Hugging Face config.json (model_type bert, roberta, xlm-roberta): its\n"
+           "geometry, then the PARAMS over it (seq defaults to its positions, at most 512); the model\n"
+           "is nn::bert (ctformer_add_model(NAME HF_CONFIG config.json PARAMS ...)).\n\n"
            "parameters:\n"
         << ctformer::gen::params_help();
 }
@@ -34,10 +42,40 @@ int fail(const std::string& message) {
     return 2;
 }
 
+// A ctformer error's message without its "ctformer: " (ctformer-gen's own prefix stands for it).
+std::string problem_of(const ctformer::error& e) {
+    const std::string_view text = e.what(), prefix = "ctformer: ";
+    return std::string(text.starts_with(prefix) ? text.substr(prefix.size()) : text);
+}
+
+// The parameters a config.json gives: its geometry, seq its usable positions (at most 512).
+ctformer::gen::params params_of(const ctformer::hf_config& c) {
+    ctformer::gen::params p;
+    p.family = c.model_type == "bert" ? ctformer::gen::family_param::bert : ctformer::gen::family_param::roberta;
+    p.vocabulary = c.vocab_size;
+    p.positions = c.max_position_embeddings;
+    p.token_types = c.type_vocab_size;
+    p.padding_idx = c.pad_token_id;
+    p.d_model = c.hidden_size;
+    p.heads = c.num_attention_heads;
+    p.d_ff = c.intermediate_size;
+    p.layers = c.num_hidden_layers;
+    p.act = c.hidden_act;
+    p.eps = c.layer_norm_eps;
+    p.norm = ctformer::nn::norm_position::post;
+    p.seq = std::clamp(p.positions - ctformer::gen::first_position(p), 1, 512);
+    return p;
+}
+
+// The checkpoint's prefix of a family's base model ("bert.", "roberta."; XLM-R's is RoBERTa's).
+std::string checkpoint_prefix(const ctformer::gen::params& p) {
+    return p.family == ctformer::gen::family_param::bert ? "bert." : "roberta.";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string name, source, dir;
+    std::string name, source, dir, hf_config;
     std::vector<std::string> words;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -49,16 +87,28 @@ int main(int argc, char** argv) {
             std::cout << ctformer::gen::params_table();
             return 0;
         }
-        std::string* value = arg == "--name" ? &name : arg == "--source" ? &source : arg == "--output-dir" ? &dir : nullptr;
+        std::string* value = arg == "--name"         ? &name
+                             : arg == "--source"     ? &source
+                             : arg == "--output-dir" ? &dir
+                             : arg == "--hf-config"  ? &hf_config
+                                                     : nullptr;
         if (value && i + 1 < argc) *value = argv[++i];
         else if (value) return fail(arg + " needs a value");
         else if (arg.starts_with("--")) return fail("unknown option " + arg + " (see --help)");
         else words.push_back(arg);
     }
-    if (name.empty() || source.empty() || dir.empty()) return fail("--name, --source and --output-dir are needed (see --help)");
+    if (name.empty() || source.empty() == hf_config.empty() || dir.empty())
+        return fail("--name, --source or --hf-config (one of them), and --output-dir are needed (see --help)");
     if (!is_identifier(name)) return fail("model name '" + name + "' is not a C++ identifier");
     try {
-        const ctformer::gen::params p = ctformer::gen::parse(words);
+        const bool hf = !hf_config.empty();
+        const ctformer::gen::params p =
+            hf ? ctformer::gen::parse(words, params_of(ctformer::read_hf_config(hf_config))) : ctformer::gen::parse(words);
+        if (hf) ctformer::gen::check_bert(p);
+        // What the generated files say they come from: the declaration, or the config.json and its folder.
+        const std::filesystem::path from = hf ? std::filesystem::path(hf_config) : std::filesystem::path(source);
+        const std::string from_text =
+            hf ? (from.parent_path().filename() / from.filename()).string() : from.filename().string();
         std::string given;
         for (const std::string& w : words) given += (given.empty() ? "" : " ") + w;
         std::filesystem::create_directories(dir);
@@ -67,13 +117,17 @@ int main(int argc, char** argv) {
             << "#include <string_view>\n\n#include <ctformer/generator_params.hpp>\n\n"
             << "inline constexpr ctformer::gen::params ctformer_model_params = " << ctformer::gen::to_cpp(p) << ";\n"
             << "inline constexpr std::string_view ctformer_model_name = \"" << name << "\";\n"
-            << "inline constexpr std::string_view ctformer_model_source = \""
-            << std::filesystem::path(source).filename().string() << "\";\n"
+            << "inline constexpr std::string_view ctformer_model_source = \"" << from_text << "\";\n"
+            << "// The prefix a checkpoint of the model with a head puts before its names (bind_directory drops it).\n"
+            << "inline constexpr std::string_view ctformer_model_checkpoint_prefix = \"" << (hf ? checkpoint_prefix(p) : "")
+            << "\";\n"
             << "inline constexpr std::string_view ctformer_model_params_text = \""
             << (given.empty() ? "default parameters" : given) << "\";\n";
         if (!out) return fail("cannot write " + dir + "/" + name + ".params.hpp");
         return 0;
     } catch (const ctformer::gen::param_error& e) {
         return fail(e.what());
+    } catch (const ctformer::error& e) {  // config.json: config_error, file_error
+        return fail(problem_of(e));
     }
 }

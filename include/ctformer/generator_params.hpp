@@ -2,8 +2,10 @@
 // structural type: a model declaration takes them as a template argument (<ctformer/generator.hpp>),
 //   CTFORMER_REGISTER_MODEL(my_encoder, P) { return ctf::nn::encoder<P.config(), P.layers>(x); }
 // They are nn::config's fields, spelled as there (d_model, heads, kv_heads, d_ff, act, norm, eps),
-// and the generator's own: seq, layers, mask. param_fields lists them once; parsing, ctformer-gen's
-// help, its Markdown table and the C++ of the parameter header all come from it.
+// the generator's own: seq, layers, mask, and a BERT-family model's (nn::bert_config's names: family,
+// vocabulary, positions, token_types, padding_idx; and output, token_type_ids), which
+// ctformer_add_model(NAME HF_CONFIG config.json) fills from the file. param_fields lists them once;
+// parsing, ctformer-gen's help, its Markdown table and the C++ of the parameter header all come from it.
 // ctformer-gen parses and checks them at build time, before any model is compiled, so a bad one is
 // one line naming it; the compile-time checks of the nn blocks stay as the second line of defence.
 #pragma once
@@ -22,10 +24,21 @@ namespace ctformer::gen {
 
 enum class mask_param { none, causal, key_padding };
 
+// A BERT-family model's (HF_CONFIG): how positions are numbered (nn::bert_family), what it returns,
+// and whether token types are an input or all 0 (as Hugging Face takes them when none are given).
+enum class family_param { bert, roberta };
+enum class output_param { hidden, pooler, sentence_embedding };
+enum class types_param { input, zeros };
+
 struct params : nn::config {
     int seq = 128;  // the longest sequence (queries and keys): inputs take any length up to it
     int layers = 1;
     mask_param mask = mask_param::none;
+    // A BERT-family model's geometry besides nn::config's (nn::bert_config's names), and its result.
+    family_param family = family_param::bert;
+    int vocabulary = 30522, positions = 512, token_types = 2, padding_idx = 1;
+    output_param output = output_param::hidden;
+    types_param token_type_ids = types_param::input;
 
     // The sequence extent to declare inputs with: any length from 1 to seq, at run time.
     constexpr int length() const { return length_extent(seq); }
@@ -44,7 +57,31 @@ inline constexpr auto param_fields = std::tuple_cat(
                    &params::mask,
                    {{{"none", mask_param::none}, {"causal", mask_param::causal}, {"key_padding", mask_param::key_padding}}},
                    "ctformer::gen::mask_param",
-                   "attention mask; key_padding adds a bool input \"key_padding\" [B, L]"}});
+                   "attention mask; key_padding adds a bool input \"key_padding\" [B, L]"},
+               fields::choice<params, family_param, 2>{
+                   "family",
+                   &params::family,
+                   {{{"bert", family_param::bert}, {"roberta", family_param::roberta}}},
+                   "ctformer::gen::family_param",
+                   "HF_CONFIG: roberta (and xlm-roberta) number positions from padding_idx + 1"},
+               fields::number<params, int>{"vocabulary", &params::vocabulary, 1, 1 << 24, "HF_CONFIG: vocab_size"},
+               fields::number<params, int>{"positions", &params::positions, 1, 65536, "HF_CONFIG: max_position_embeddings"},
+               fields::number<params, int>{"token_types", &params::token_types, 1, 65536, "HF_CONFIG: type_vocab_size"},
+               fields::number<params, int>{"padding_idx", &params::padding_idx, 0, 1 << 24, "HF_CONFIG: pad_token_id"},
+               fields::choice<params, output_param, 3>{
+                   "output",
+                   &params::output,
+                   {{{"hidden", output_param::hidden},
+                     {"pooler", output_param::pooler},
+                     {"sentence_embedding", output_param::sentence_embedding}}},
+                   "ctformer::gen::output_param",
+                   "HF_CONFIG: last hidden state [B, L, D], pooler output [B, D], or mean-pooled, L2-normalised [B, D]"},
+               fields::choice<params, types_param, 2>{
+                   "token_type_ids",
+                   &params::token_type_ids,
+                   {{{"input", types_param::input}, {"zeros", types_param::zeros}}},
+                   "ctformer::gen::types_param",
+                   "HF_CONFIG: an id input \"token_type_ids\" [B, L] (when token_types > 1), or type 0 for every token"}});
 static_assert(fields::covers<params>(param_fields, 1),
               "param_fields must list every field of gen::params and nn::config, once");
 
@@ -66,9 +103,27 @@ inline void check(const params& p) {
         fail("kv_heads=" + std::to_string(p.kv_heads) + " does not divide heads=" + std::to_string(p.heads));
 }
 
-// "name=value" words, each name at most once, over the defaults; throws param_error.
-inline params parse(const std::vector<std::string>& words) {
-    params p;
+// The positions a BERT-family model of p numbers a sequence from (nn::bert_config::first_position).
+constexpr int first_position(const params& p) { return p.family == family_param::roberta ? p.padding_idx + 1 : 0; }
+
+// The rules of a BERT-family model (HF_CONFIG) between its parameters: a sequence of seq tokens has
+// positions, the pad token is a word.
+inline void check_bert(const params& p) {
+    const auto fail = [](const std::string& why) { throw param_error(why); };
+    const int usable = p.positions - first_position(p);
+    if (p.seq > usable)
+        fail("seq=" + std::to_string(p.seq) + " is longer than the model's positions allow (" + std::to_string(usable) +
+             ": max_position_embeddings " + std::to_string(p.positions) +
+             (first_position(p) > 0 ? ", from padding_idx + 1)" : ")"));
+    if (p.padding_idx >= p.vocabulary)
+        fail("padding_idx=" + std::to_string(p.padding_idx) + " is outside the vocabulary (" +
+             std::to_string(p.vocabulary) + " words)");
+}
+
+// "name=value" words, each name at most once, over `base` (the defaults, or a config.json's);
+// throws param_error.
+inline params parse(const std::vector<std::string>& words, params base = {}) {
+    params p = base;
     std::vector<std::string> seen;
     for (const std::string& word : words) {
         const std::size_t eq = word.find('=');

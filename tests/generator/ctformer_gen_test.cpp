@@ -1,7 +1,8 @@
 // ctformer-gen from the command line: --help documents every parameter (and --help-table as Markdown),
 // under nn::config's names; each bad parameter is one line naming it and exit status 2; good ones
-// become the parameter header. And the graded debug output of a model's generator
-// (CTFORMER_GEN_DEBUG=1, 2, 3).
+// become the parameter header; a Hugging Face config.json's geometry too (--hf-config), the PARAMS
+// over it, a bad file or field one line naming it. And the graded debug output of a model's
+// generator (CTFORMER_GEN_DEBUG=1, 2, 3).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -71,7 +72,7 @@ TEST(CtformerGen, ParametersAreNnConfigsFields) {
 TEST(CtformerGen, EachBadParameterIsOneLine) {
     const std::pair<std::string, std::string> cases[] = {
         {"head=8", "ctformer-gen: unknown parameter 'head' (known: seq, d_model, heads, kv_heads, d_ff, act, norm, eps, "
-                   "layers, mask)\n"},
+                   "layers, mask, family, vocabulary, positions, token_types, padding_idx, output, token_type_ids)\n"},
         {"d_model=512 heads=7", "ctformer-gen: heads=7 does not divide d_model=512\n"},
         {"heads=8 kv_heads=3", "ctformer-gen: kv_heads=3 does not divide heads=8\n"},
         {"seq=0", "ctformer-gen: seq=0: expected a whole number from 1 to 65536\n"},
@@ -80,6 +81,7 @@ TEST(CtformerGen, EachBadParameterIsOneLine) {
         {"norm=first", "ctformer-gen: norm=first: expected one of post, pre\n"},
         {"eps=0", "ctformer-gen: eps=0: expected a number from 1e-30 to 1\n"},
         {"mask=yes", "ctformer-gen: mask=yes: expected one of none, causal, key_padding\n"},
+        {"output=logits", "ctformer-gen: output=logits: expected one of hidden, pooler, sentence_embedding\n"},
         {"seq=10 seq=12", "ctformer-gen: seq is given twice\n"},
         {"seq", "ctformer-gen: 'seq': expected name=value\n"},
     };
@@ -99,10 +101,66 @@ TEST(CtformerGen, GoodParametersBecomeTheHeader) {
     EXPECT_NE(header.str().find("ctformer_model_params = [] {\n    ctformer::gen::params p;\n    p.seq = 64;\n"
                                 "    p.d_model = 512;\n    p.heads = 4;\n    p.kv_heads = 1;\n    p.d_ff = 2048;\n"
                                 "    p.act = ctformer::activation::relu;\n    p.norm = ctformer::nn::norm_position::pre;\n"
-                                "    p.eps = 1e-05;\n    p.layers = 1;\n    p.mask = ctformer::gen::mask_param::causal;\n"
-                                "    return p;\n}();\n"),
+                                "    p.eps = 1e-05;\n    p.layers = 1;\n    p.mask = ctformer::gen::mask_param::causal;\n"),
               std::string::npos)
         << header.str();
+}
+
+std::string hf(const std::string& file) { return std::string(CTFORMER_HF_DIR) + "/" + file; }
+
+outcome ctformer_gen_hf(const std::string& config, const std::string& params = "") {
+    return run_command(std::string(CTFORMER_GEN) + " --name m --hf-config " + config + " --output-dir " + dir() + " " + params);
+}
+
+std::string params_header() {
+    std::stringstream header;
+    header << std::ifstream(dir() + "/m.params.hpp").rdbuf();
+    return header.str();
+}
+
+// ctformer_add_model(NAME HF_CONFIG config.json PARAMS ...): the file's geometry, seq its positions
+// (at most 512), the PARAMS over them.
+TEST(CtformerGen, HfConfigGivesTheGeometry) {
+    ASSERT_EQ(ctformer_gen_hf(hf("bert_tiny/config.json")).status, 0);
+    EXPECT_NE(params_header().find("    p.seq = 24;\n    p.d_model = 64;\n    p.heads = 4;\n    p.kv_heads = 0;\n"
+                                   "    p.d_ff = 96;\n    p.act = ctformer::activation::gelu;\n"
+                                   "    p.norm = ctformer::nn::norm_position::post;\n    p.eps = 1e-12;\n    p.layers = 2;\n"
+                                   "    p.mask = ctformer::gen::mask_param::none;\n"
+                                   "    p.family = ctformer::gen::family_param::bert;\n    p.vocabulary = 99;\n"
+                                   "    p.positions = 24;\n    p.token_types = 2;\n    p.padding_idx = 0;\n"
+                                   "    p.output = ctformer::gen::output_param::hidden;\n"),
+              std::string::npos)
+        << params_header();
+    EXPECT_NE(params_header().find("ctformer_model_source = \"bert_tiny/config.json\""), std::string::npos);
+    EXPECT_NE(params_header().find("ctformer_model_checkpoint_prefix = \"bert.\""), std::string::npos);
+
+    // RoBERTa's positions start past the pad token: 20 of them leave 18 for a sequence.
+    ASSERT_EQ(ctformer_gen_hf(hf("roberta_tiny/config.json"), "seq=12 output=sentence_embedding").status, 0);
+    for (const char* line : {"p.seq = 12;", "p.family = ctformer::gen::family_param::roberta;", "p.token_types = 1;",
+                             "p.padding_idx = 1;", "p.output = ctformer::gen::output_param::sentence_embedding;",
+                             "ctformer_model_checkpoint_prefix = \"roberta.\""})
+        EXPECT_NE(params_header().find(line), std::string::npos) << line << "\n" << params_header();
+}
+
+TEST(CtformerGen, EachBadConfigOrParameterIsOneLine) {
+    const std::string llama = hf("config_cases/llama.json"), missing = hf("config_cases/missing_hidden_size.json");
+    const std::string roberta = hf("roberta_tiny/config.json");
+    const std::pair<outcome, std::string> cases[] = {
+        {ctformer_gen_hf(llama), "ctformer-gen: " + llama + ": model_type: \"llama\" is not supported (bert, roberta, xlm-roberta)\n"},
+        {ctformer_gen_hf(missing), "ctformer-gen: " + missing + ": hidden_size: is missing (a required field)\n"},
+        {ctformer_gen_hf(hf("no_such/config.json")), "ctformer-gen: " + hf("no_such/config.json") + ": "},
+        {ctformer_gen_hf(roberta, "seq=19"),
+         "ctformer-gen: seq=19 is longer than the model's positions allow (18: max_position_embeddings 20, from "
+         "padding_idx + 1)\n"},
+        {ctformer_gen_hf(roberta, "heads=5"), "ctformer-gen: heads=5 does not divide d_model=64\n"},
+        {run_command(std::string(CTFORMER_GEN) + " --name m --source m.cpp --hf-config " + roberta + " --output-dir " + dir()),
+         "ctformer-gen: --name, --source or --hf-config (one of them), and --output-dir are needed (see --help)\n"},
+    };
+    for (const auto& [result, message] : cases) {
+        EXPECT_EQ(result.status, 2) << message;
+        EXPECT_EQ(result.printed.rfind(message, 0), 0u) << "printed: " << result.printed;
+        EXPECT_EQ(std::count(result.printed.begin(), result.printed.end(), '\n'), 1) << result.printed;
+    }
 }
 
 TEST(ModelGenerator, DebugLevelsAddFusedGroupsTreesAndSource) {
