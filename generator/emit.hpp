@@ -85,6 +85,7 @@ std::string emit_header(const G&, const model_info& info) {
 //   model.run(inputs, output, {.threads = 2});                       // inputs: a ctformer::tensor_map
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -101,6 +102,12 @@ public:
     void bind(const ctformer::tensor_map& weights, const ctformer::runtime::bind_options& options = {}) {
         model_->bind(weights, options);
     }
+
+    // bind() of a Hugging Face model's directory: its model.safetensors, or the shards its
+    // model.safetensors.index.json lists; a model made from a config.json (HF_CONFIG) drops the
+    // prefix a checkpoint with a head puts before the names ("bert.", "roberta."). Strictly (the
+    // default), tensors the model does not read, a head's, are refused.
+    void bind_directory(const std::filesystem::path& dir, const ctformer::runtime::bind_options& options = {});
 
     // Token ids (int32: ctformer::id_tensor) by name in ids, the other inputs in inputs.
     void run(const ctformer::tensor_map& inputs, const ctformer::id_map& ids, ctformer::host_tensor<float>& output,
@@ -163,6 +170,7 @@ inline std::string emit_source(const plan::program& p, const model_info& info) {
 #ifndef CTFORMER_GENERATED_@UPPER@_DECLARED
 #define CTFORMER_GENERATED_@UPPER@_DECLARED
 #include "@NAME@.hpp"
+#include <ctformer/runtime/checkpoint.hpp>
 #include CTFORMER_PARAMS_HEADER
 #include CTFORMER_MODEL_SOURCE
 #endif
@@ -213,6 +221,10 @@ std::unique_ptr<ctformer::any_model> make_best_model() { return HWY_DYNAMIC_DISP
 }  // namespace ctformer_generated::@NAME@
 
 @NAME@::@NAME@() : model_(ctformer_generated::@NAME@::make_best_model()) {}
+
+void @NAME@::bind_directory(const std::filesystem::path& dir, const ctformer::runtime::bind_options& options) {
+    model_->bind(ctformer::without_prefix(ctformer::load_checkpoint(dir), ctformer_model_checkpoint_prefix), options);
+}
 #endif
 )",
                           info);

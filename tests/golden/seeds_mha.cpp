@@ -7,6 +7,7 @@
 #ifndef CTFORMER_GENERATED_SEEDS_MHA_DECLARED
 #define CTFORMER_GENERATED_SEEDS_MHA_DECLARED
 #include "seeds_mha.hpp"
+#include <ctformer/runtime/checkpoint.hpp>
 #include CTFORMER_PARAMS_HEADER
 #include CTFORMER_MODEL_SOURCE
 #endif
@@ -67,4 +68,8 @@ std::unique_ptr<ctformer::any_model> make_best_model() { return HWY_DYNAMIC_DISP
 }  // namespace ctformer_generated::seeds_mha
 
 seeds_mha::seeds_mha() : model_(ctformer_generated::seeds_mha::make_best_model()) {}
+
+void seeds_mha::bind_directory(const std::filesystem::path& dir, const ctformer::runtime::bind_options& options) {
+    model_->bind(ctformer::without_prefix(ctformer::load_checkpoint(dir), ctformer_model_checkpoint_prefix), options);
+}
 #endif

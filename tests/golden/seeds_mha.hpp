@@ -8,6 +8,7 @@
 //   model.run(inputs, output, {.threads = 2});                       // inputs: a ctformer::tensor_map
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,6 +25,12 @@ public:
     void bind(const ctformer::tensor_map& weights, const ctformer::runtime::bind_options& options = {}) {
         model_->bind(weights, options);
     }
+
+    // bind() of a Hugging Face model's directory: its model.safetensors, or the shards its
+    // model.safetensors.index.json lists; a model made from a config.json (HF_CONFIG) drops the
+    // prefix a checkpoint with a head puts before the names ("bert.", "roberta."). Strictly (the
+    // default), tensors the model does not read, a head's, are refused.
+    void bind_directory(const std::filesystem::path& dir, const ctformer::runtime::bind_options& options = {});
 
     // Token ids (int32: ctformer::id_tensor) by name in ids, the other inputs in inputs.
     void run(const ctformer::tensor_map& inputs, const ctformer::id_map& ids, ctformer::host_tensor<float>& output,

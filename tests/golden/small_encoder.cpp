@@ -7,6 +7,7 @@
 #ifndef CTFORMER_GENERATED_SMALL_ENCODER_DECLARED
 #define CTFORMER_GENERATED_SMALL_ENCODER_DECLARED
 #include "small_encoder.hpp"
+#include <ctformer/runtime/checkpoint.hpp>
 #include CTFORMER_PARAMS_HEADER
 #include CTFORMER_MODEL_SOURCE
 #endif
@@ -78,4 +79,8 @@ std::unique_ptr<ctformer::any_model> make_best_model() { return HWY_DYNAMIC_DISP
 }  // namespace ctformer_generated::small_encoder
 
 small_encoder::small_encoder() : model_(ctformer_generated::small_encoder::make_best_model()) {}
+
+void small_encoder::bind_directory(const std::filesystem::path& dir, const ctformer::runtime::bind_options& options) {
+    model_->bind(ctformer::without_prefix(ctformer::load_checkpoint(dir), ctformer_model_checkpoint_prefix), options);
+}
 #endif
