@@ -1,7 +1,11 @@
 # ctformer_add_model(NAME SOURCE file.cpp [PARAMS name=value ...])
+# ctformer_add_model(NAME HF_CONFIG config.json [PARAMS name=value ...])
 #
-# Makes NAME a static library of the model declared in SOURCE with CTFORMER_REGISTER_MODEL(NAME, P):
-#   1. ctformer-gen checks PARAMS (a bad one stops the build with one line) and writes NAME.params.hpp;
+# Makes NAME a static library of the model declared in SOURCE with CTFORMER_REGISTER_MODEL(NAME, P),
+# or of the BERT-family model a Hugging Face config.json describes (model_type bert, roberta,
+# xlm-roberta; declared by generator/hf_model.cpp, the PARAMS over the file's geometry):
+#   1. ctformer-gen checks PARAMS (a bad one, or a bad config.json, stops the build with one line)
+#      and writes NAME.params.hpp, again whenever config.json changes;
 #   2. NAME_generator, built from SOURCE and that header, writes NAME.hpp, NAME.cpp, NAME.plan.txt and
 #      NAME.dot (and dot -Tsvg makes NAME.svg when Graphviz is installed), in
 #      ${CMAKE_CURRENT_BINARY_DIR}/NAME/;
@@ -12,21 +16,32 @@ if(NOT EXISTS "${main}")  # installed: lib/cmake/ctformer/ and share/ctformer/ge
   set(main "${CMAKE_CURRENT_LIST_DIR}/../../../share/ctformer/generator/generator_main.cpp")
 endif()
 set(CTFORMER_GENERATOR_MAIN "${main}" CACHE INTERNAL "the main of every model's generator")
+get_filename_component(main_dir "${main}" DIRECTORY)
+set(CTFORMER_HF_MODEL_SOURCE "${main_dir}/hf_model.cpp" CACHE INTERNAL "the declaration of an HF_CONFIG model")
 find_program(CTFORMER_DOT_PROGRAM dot)
 
 function(ctformer_add_model name)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "SOURCE" "PARAMS")
-  if(NOT ARG_SOURCE OR ARG_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "usage: ctformer_add_model(NAME SOURCE file.cpp [PARAMS name=value ...])")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "SOURCE;HF_CONFIG" "PARAMS")
+  if(ARG_UNPARSED_ARGUMENTS OR (ARG_SOURCE AND ARG_HF_CONFIG) OR (NOT ARG_SOURCE AND NOT ARG_HF_CONFIG))
+    message(FATAL_ERROR "usage: ctformer_add_model(NAME SOURCE file.cpp [PARAMS name=value ...])\n"
+                        "   or: ctformer_add_model(NAME HF_CONFIG config.json [PARAMS name=value ...])")
   endif()
-  get_filename_component(source "${ARG_SOURCE}" ABSOLUTE)
+  if(ARG_HF_CONFIG)
+    get_filename_component(config "${ARG_HF_CONFIG}" ABSOLUTE)
+    set(source "${CTFORMER_HF_MODEL_SOURCE}")
+    set(read --hf-config "${config}")
+  else()
+    get_filename_component(source "${ARG_SOURCE}" ABSOLUTE)
+    set(config)
+    set(read --source "${source}")
+  endif()
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/${name}")
   set(params_header "${dir}/${name}.params.hpp")
   set(declaration CTFORMER_PARAMS_HEADER="${params_header}" CTFORMER_MODEL_SOURCE="${source}")
 
   add_custom_command(OUTPUT "${params_header}"
-    COMMAND ctformer::gen --name ${name} --source "${source}" --output-dir "${dir}" ${ARG_PARAMS}
-    DEPENDS ctformer::gen
+    COMMAND ctformer::gen --name ${name} ${read} --output-dir "${dir}" ${ARG_PARAMS}
+    DEPENDS ctformer::gen ${config}
     COMMENT "ctformer-gen: the parameters of ${name}" VERBATIM)
 
   add_executable(${name}_generator "${CTFORMER_GENERATOR_MAIN}" "${params_header}")

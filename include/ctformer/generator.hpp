@@ -10,6 +10,8 @@
 // P is a ctf::gen::params: nn::config's fields (d_model, heads, kv_heads, d_ff, act, norm, eps; P.config()
 // is that nn::config) and seq, layers, mask, fixed at build time by
 // ctformer_add_model(my_encoder SOURCE ... PARAMS seq=128 heads=8 act=gelu norm=pre); ctformer-gen --help lists them.
+// ctformer_add_model(NAME HF_CONFIG config.json) needs no declaration: its parameters come from the
+// file, and generator/hf_model.cpp declares nn::bert with them (gen::bert_config_of).
 #pragma once
 
 #include "ctformer.hpp"
@@ -30,6 +32,21 @@ auto with_mask(F f) {
     if constexpr (P.mask == mask_param::causal) return f(causal);
     else if constexpr (P.mask == mask_param::key_padding) return f(key_padding(bool_input<"key_padding", batch, P.length()>()));
     else return f();
+}
+
+// The nn::bert_config of a BERT-family model's parameters (HF_CONFIG).
+constexpr nn::bert_config bert_config_of(const params& p) {
+    return {.family = p.family == family_param::roberta ? nn::bert_family::roberta : nn::bert_family::bert,
+            .vocabulary = p.vocabulary,
+            .positions = p.positions,
+            .token_types = p.token_types,
+            .d_model = p.d_model,
+            .heads = p.heads,
+            .d_ff = p.d_ff,
+            .layers = p.layers,
+            .act = p.act,
+            .eps = p.eps,
+            .padding_idx = p.padding_idx};
 }
 
 }  // namespace ctformer::gen
