@@ -3,6 +3,8 @@
 #   ctf::compile   one translation unit, one SIMD target (AVX2), g++ -O3 (encoder_compile_time.cpp)
 #   generator      ctformer_add_model(... layers=N): its generator, then the model for every target
 #                  (compile_time/CMakeLists.txt)
+#   HF_CONFIG      ctformer_add_model(bert_base_hf HF_CONFIG bert-base-uncased.json PARAMS seq=128
+#                  output=pooler): the whole model, ids to pooler output, every target
 #   bench/encoder_compile_time.sh [N ...]
 # Layers are one repeated body, so neither should grow with N.
 set -euo pipefail
@@ -25,3 +27,8 @@ for n in "${layers[@]}"; do
     awk -v n="$n" '/generator_main|bert_[0-9]+\.cpp/ { t += $1; if ($3 > m) m = $3 }
                    END { printf "  N=%s: %.1f s, %d KiB peak\n", n, t, m }' "$dir/compile_times.log"
 done
+: > "$dir/compile_times.log"
+cmake --build "$dir" --target bert_base_hf -j 1 > /dev/null
+awk '/generator_main|bert_base_hf\.cpp/ { t += $1; if ($3 > m) m = $3 }
+     END { printf "ctformer_add_model(bert_base_hf HF_CONFIG bert-base-uncased.json), every target: %.1f s, %d KiB peak\n", t, m }' \
+    "$dir/compile_times.log"
