@@ -6,6 +6,7 @@
 #include <memory>
 #include <string_view>
 
+#include <ctformer/dsl/nn/bert.hpp>
 #include <ctformer/dsl/nn/config.hpp>
 
 #include <ctformer/runtime/any_model.hpp>
@@ -48,6 +49,37 @@ inline const std::array<configuration, 3> configurations{{
      seeds_sequence, seeds_encoder_6, nullptr},
     {"bert-base-layer", "one BERT-base layer", bert_base,
      bert_sequence, bert_base_layer, bert_base_layer_with_weights},
+}};
+
+// --model DIR: whole BERT-family models, the geometry matched to DIR/config.json. Each geometry's
+// encoder (ids to the last hidden state) is one translation unit; the pooler and the sentence
+// embeddings are small graphs over that hidden state, all four in bert_heads.cpp: a pooled result
+// costs no encoder of its own. Compile time of each TU alone (g++ 12, Release, `time make
+// run/X.cpp.o` on a 2-core machine with another build beside it): bert_base_model.cpp 30 s,
+// minilm_l6_model.cpp 32 s, bert_heads.cpp 23 s (model_dir.cpp and main.cpp, no graph: 36 s together).
+std::unique_ptr<ctf::any_model> bert_base_encoder();
+std::unique_ptr<ctf::any_model> bert_base_pooler();
+std::unique_ptr<ctf::any_model> bert_base_sentence_embedding();
+std::unique_ptr<ctf::any_model> minilm_l6_encoder();
+std::unique_ptr<ctf::any_model> minilm_l6_pooler();
+std::unique_ptr<ctf::any_model> minilm_l6_sentence_embedding();
+
+// The pooled results' graphs read the encoder's result as this input.
+inline constexpr std::string_view hidden_state_name = "last_hidden_state";
+
+struct bert_geometry {
+    std::string_view name, about;
+    ctf::nn::bert_config config;  // matched against config.json; BERT's family (model_type "bert")
+    std::unique_ptr<ctf::any_model> (*encoder)();             // input_ids, attention_mask, token_type_ids -> [B, L, D]
+    std::unique_ptr<ctf::any_model> (*pooler)();              // last_hidden_state -> [B, D]
+    std::unique_ptr<ctf::any_model> (*sentence_embedding)();  // last_hidden_state, attention_mask -> [B, D]
+};
+
+inline const std::array<bert_geometry, 2> bert_geometries{{
+    {"bert-base", "BERT-base (bert-base-uncased and its fine-tunings)", ctf::nn::bert_base, bert_base_encoder,
+     bert_base_pooler, bert_base_sentence_embedding},
+    {"minilm-l6", "MiniLM-L6 (sentence-transformers/all-MiniLM-L6-v2)", ctf::nn::minilm_l6, minilm_l6_encoder,
+     minilm_l6_pooler, minilm_l6_sentence_embedding},
 }};
 
 }  // namespace run

@@ -1,7 +1,9 @@
 // ctformer-run: a PyTorch encoder layer (or stack), saved with its state_dict names as .safetensors,
-// run by ctformer on an input .npy. The batch and sequence length come from the input: any length up
-// to the configuration's longest runs as it is, nothing padded.
+// run by ctformer on an input .npy; or, with --model, a whole BERT-family model from its Hugging Face
+// folder run on token ids (model_dir.hpp). The batch and sequence length come from the input: any
+// length up to the configuration's longest runs as it is, nothing padded.
 //   ctformer-run --weights layer.safetensors --input x.npy --output y.npy
+//   ctformer-run --model all-MiniLM-L6-v2 --input-ids ids.npy --attention-mask mask.npy --sentence-embedding --output e.npy
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -22,6 +24,7 @@
 
 #include "configurations.hpp"
 #include "memory.hpp"
+#include "model_dir.hpp"
 #include "outputs.hpp"
 
 namespace ctf = ctformer;
@@ -31,11 +34,13 @@ namespace {
 constexpr std::string_view usage = R"(usage:
   ctformer-run --weights W.safetensors --input X.npy --output Y.npy [--config NAME]
                [--attention-weights A.npy] [--threads N] [--explain] [--profile]
-  ctformer-run --explain [--config NAME]
+  ctformer-run --model DIR --input-ids IDS.npy --output Y.npy [--attention-mask M.npy]
+               [--token-type-ids T.npy] [--pooler | --sentence-embedding] [--threads N] [--explain] [--profile]
+  ctformer-run --explain [--config NAME | --model DIR]
 
   --weights F             the model's state_dict (PyTorch names; F32, F16 or BF16)
   --input F               x as float32 .npy: [batch, length, d_model] (batch_first) or [length, d_model]
-  --output F              where y goes: float32 .npy of the input's shape
+  --output F              where y goes: float32 .npy of the input's shape (--model: see below)
   --config NAME           the model (default seeds-layer), see below
   --attention-weights F   also write the per-head attention weights [batch, heads, length, length]
                           (single-layer configurations)
@@ -45,13 +50,29 @@ constexpr std::string_view usage = R"(usage:
   --explain               print the tree before and after each fusion pass, and the plan of kernels
   --profile               print each step's time, GFLOP/s, bytes moved and share of the FMA peak
 
+  --model DIR             a Hugging Face BERT-family folder: DIR/config.json, whose sizes must be one of
+                          the models below, and DIR/model.safetensors (or its shards and
+                          model.safetensors.index.json); BertModel's names, or a model with a head's
+                          (bert.*, roberta.*); F32, F16 or BF16. Strict: a tensor the model does not
+                          read (cls.predictions.* of a pretraining checkpoint) is refused by name
+  --input-ids F           token ids, int32 or int64 .npy [batch, length]
+  --attention-mask F      1 for a real token, 0 for padding; bool, integer or float32 .npy [batch, length]
+                          (default: all ones). With right padding, --pooler and --sentence-embedding
+                          run each sequence at its own length, the padding never computed
+  --token-type-ids F      int32 or int64 .npy [batch, length] (default: type 0 everywhere)
+  --pooler                write the pooler output [batch, d_model], tanh(pooler.dense(h[:, 0]))
+  --sentence-embedding    write sentence embeddings [batch, d_model]: the real tokens' mean hidden
+                          state, L2-normalised (sentence-transformers)
+                          Without either: the last hidden state [batch, length, d_model], every row
+                          computed as BertModel returns it, the padding's too
+
 configurations (each runs any length from 1 to its longest, as it is):
 )";
 
 struct arguments {
-    std::string weights, input, output, attention_weights, threads;
-    std::string config = "seeds-layer";
-    bool explain = false, profile = false, help = false, non_strict = false;
+    std::string weights, input, output, attention_weights, threads, config;
+    std::string model, input_ids, attention_mask, token_type_ids;  // --model
+    bool explain = false, profile = false, help = false, non_strict = false, pooler = false, sentence_embedding = false;
 };
 
 // A mistake on the command line: printed with the usage; exit status 2.
@@ -63,7 +84,9 @@ arguments parse(std::span<char*> args) {
     arguments a;
     const std::map<std::string_view, std::string*> values{
         {"--weights", &a.weights}, {"--input", &a.input},   {"--output", &a.output},
-        {"--config", &a.config},   {"--threads", &a.threads}, {"--attention-weights", &a.attention_weights}};
+        {"--config", &a.config},   {"--threads", &a.threads}, {"--attention-weights", &a.attention_weights},
+        {"--model", &a.model},     {"--input-ids", &a.input_ids}, {"--attention-mask", &a.attention_mask},
+        {"--token-type-ids", &a.token_type_ids}};
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string arg = args[i];
         if (arg == "--explain") {
@@ -72,6 +95,10 @@ arguments parse(std::span<char*> args) {
             a.profile = true;
         } else if (arg == "--non-strict") {
             a.non_strict = true;
+        } else if (arg == "--pooler") {
+            a.pooler = true;
+        } else if (arg == "--sentence-embedding") {
+            a.sentence_embedding = true;
         } else if (arg == "--help" || arg == "-h") {
             a.help = true;
         } else if (const auto found = values.find(arg); found != values.end()) {
@@ -109,6 +136,9 @@ void print_usage(std::ostream& out) {
     for (const run::configuration& c : run::configurations)
         out << "  " << c.name << std::string(18 - c.name.size(), ' ') << c.about << "; length up to " << c.sequence
             << "\n" << std::string(20, ' ') << ctf::fields::words(ctf::nn::config_fields, c.hyper) << "\n";
+    out << "\nmodels (--model DIR: DIR/config.json gives these sizes; any other is built with the\n"
+           "ctformer_add_model(NAME HF_CONFIG DIR/config.json ...) line the error prints; length up to 512):\n";
+    run::print_model_geometries(out);
 }
 
 // x as [batch, length, d_model]; throws a file_error naming the file unless it fits the configuration.
@@ -169,11 +199,35 @@ void bind_weights(ctf::any_model& model, const arguments& a) {
     }
 }
 
+// --model DIR's arguments, checked: none of the --weights form's, the ids and an output.
+run::model_request model_request(const arguments& a) {
+    for (const auto& [given, option] : {std::pair{&a.weights, "--weights"}, {&a.input, "--input"}, {&a.config, "--config"},
+                                        {&a.attention_weights, "--attention-weights"}})
+        if (!given->empty()) throw usage_error(std::string(option) + " is not taken with --model (a model's ids are --input-ids)");
+    if (a.pooler && a.sentence_embedding) throw usage_error("--pooler and --sentence-embedding: one result at a time");
+    if (!a.explain && (a.input_ids.empty() || a.output.empty()))
+        throw usage_error("--model needs --input-ids and --output (or --explain alone)");
+    if (!a.input_ids.empty() && a.output.empty()) throw usage_error("--input-ids needs --output");
+    run::model_request r{.dir = a.model, .input_ids = a.input_ids, .attention_mask = a.attention_mask,
+                         .token_type_ids = a.token_type_ids, .output = a.output,
+                         .threads = thread_count(a.threads), .non_strict = a.non_strict, .explain = a.explain,
+                         .profile = a.profile};
+    r.result = a.pooler               ? run::model_result::pooler
+               : a.sentence_embedding ? run::model_result::sentence_embedding
+                                      : run::model_result::hidden_state;
+    return r;
+}
+
 int run_model(const arguments& a) {
-    const run::configuration& c = find_configuration(a.config);
+    if (!a.model.empty()) return run::run_model_dir(model_request(a));
+    for (const auto& [given, option] : {std::pair{&a.input_ids, "--input-ids"}, {&a.attention_mask, "--attention-mask"},
+                                        {&a.token_type_ids, "--token-type-ids"}})
+        if (!given->empty()) throw usage_error(std::string(option) + " is taken with --model DIR");
+    if (a.pooler || a.sentence_embedding) throw usage_error("--pooler and --sentence-embedding are taken with --model DIR");
+    const run::configuration& c = find_configuration(a.config.empty() ? "seeds-layer" : a.config);
     const bool keep_weights = !a.attention_weights.empty();
     if (keep_weights && !c.make_with_weights)
-        throw usage_error("--attention-weights: configuration " + a.config + " has more than one layer");
+        throw usage_error("--attention-weights: configuration " + std::string(c.name) + " has more than one layer");
     const int threads = thread_count(a.threads);
     const auto model = keep_weights ? c.make_with_weights() : c.make();
     if (a.input.empty() && a.explain) {

@@ -1,4 +1,4 @@
-// libFuzzer target: any bytes given to the .npy readers (float32, and token ids) either read, or
+// libFuzzer target: any bytes given to the .npy readers (float32, token ids and masks) either read, or
 // throw ctformer::error.
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +13,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     try {
         ctformer::npy_ids_from_bytes("fuzz.npy", bytes);
+    } catch (const ctformer::error&) {
+    }
+    try {
+        ctformer::npy_mask_from_bytes("fuzz.npy", bytes);
     } catch (const ctformer::error&) {
     }
     return 0;

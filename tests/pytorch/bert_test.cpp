@@ -162,6 +162,31 @@ TEST(PyTorchBert, MistakesAreTypedErrorsNamingTheTensor) {
     ctf::id_map bad_ids = c.ids;
     bad_ids.at("input_ids").data[5] = 99;
     expect_error_naming<ctf::token_id_out_of_range>([&] { model.run(c.tensors, bad_ids, y); }, "input_ids");
+    // In a mixed-length batch (lengths 9, 16, 5), where the user's tensor holds it: [1,3] of the
+    // padded ids, [12] of packed ones; not the packed position, 12, told as [0,12].
+    ctf::id_map late_bad_ids = c.ids;
+    late_bad_ids.at("input_ids").data[16 + 3] = 99;
+    try {
+        model.run(c.tensors, late_bad_ids, y, {.lengths = c.lengths()});
+        ADD_FAILURE() << "no token_id_out_of_range";
+    } catch (const ctf::token_id_out_of_range& e) {
+        EXPECT_EQ(e.index(), (ctf::dims_t{1, 3})) << e.what();
+    }
+    ctf::id_map packed;  // the same ids packed: the bad one is token 9 + 3
+    for (const auto& [name, t] : late_bad_ids) {
+        ctf::id_tensor& p = packed[name];
+        for (std::size_t b = 0; b < 3; ++b)
+            p.data.insert(p.data.end(), t.data.begin() + b * 16, t.data.begin() + b * 16 + c.lengths()[b]);
+        p.dims = {p.data.size()};
+    }
+    ctf::tensor_map packed_mask = c.tensors;
+    packed_mask.at("attention_mask") = ctf::host_tensor<float>({30}, std::vector<float>(30, 1.0f));
+    try {
+        model.run(packed_mask, packed, y, {.lengths = c.lengths()});
+        ADD_FAILURE() << "no token_id_out_of_range";
+    } catch (const ctf::token_id_out_of_range& e) {
+        EXPECT_EQ(e.index(), (ctf::dims_t{12})) << e.what();
+    }
     ctf::tensor_map short_mask = c.tensors;
     short_mask.at("attention_mask") = ctf::host_tensor<float>({3, 15});
     expect_error_naming<ctf::shape_mismatch>([&] { model.run(short_mask, c.ids, y); }, "attention_mask");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <ctformer/runtime/npy.hpp>
 
@@ -91,6 +92,42 @@ TEST(Npy, NativeByteOrderDescrsAreTakenAsNumpyTakesThem) {
     for (const char* descr : {"f8", "|f2", "f", "f44", "<", ""})
         expect_refused(npy_with(std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (2,), }", 16),
                        std::string("dtype '") + descr + "' is not float32");
+}
+
+// An attention mask of 0s and 1s in any dtype numpy and Hugging Face give one (bool, integers of
+// either sign and byte order, float32), as 0.0f and 1.0f; any other value named where it is.
+std::filesystem::path mask_with(const std::string& descr, const std::string& data) {
+    std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (2, 2), }";
+    header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ').push_back('\n');
+    const std::uint16_t length = static_cast<std::uint16_t>(header.size());
+    const std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + std::string(reinterpret_cast<const char*>(&length), 2) + header + data;
+    std::ofstream(temp("mask.npy"), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return temp("mask.npy");
+}
+
+TEST(Npy, MasksAreReadFromEveryDtypeOfZerosAndOnes) {
+    const std::vector<float> want{1, 1, 1, 0};
+    const std::string one8("\x01\0\0\0\0\0\0\0", 8), zero8(8, '\0'), one8_big("\0\0\0\0\0\0\0\x01", 8);
+    EXPECT_EQ(ctf::read_npy_mask(mask_with("|b1", std::string("\x01\x01\x01\x00", 4))).data, want);
+    EXPECT_EQ(ctf::read_npy_mask(mask_with("<i8", one8 + one8 + one8 + zero8)).data, want);
+    EXPECT_EQ(ctf::read_npy_mask(mask_with(">i8", one8_big + one8_big + one8_big + zero8)).data, want);
+    EXPECT_EQ(ctf::read_npy_mask(mask_with("<u2", std::string("\x01\0\x01\0\x01\0\0\0", 8))).data, want);
+    const float f[] = {1, 1, 1, 0};
+    const auto mask = ctf::read_npy_mask(mask_with("<f4", std::string(reinterpret_cast<const char*>(f), sizeof f)));
+    EXPECT_EQ(mask.data, want);
+    EXPECT_EQ(mask.dims, (ctf::dims_t{2, 2}));
+    const auto refused = [](const std::filesystem::path& path, const std::string& words) {
+        try {
+            ctf::read_npy_mask(path);
+            ADD_FAILURE() << "no error, expected: " << words;
+        } catch (const ctf::file_error& e) {
+            EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+        }
+    };
+    refused(mask_with("<i8", one8 + one8 + one8 + std::string(8, '\xff')), "holds -1 at [1,1]: a mask holds 0 (padding) and 1");
+    refused(mask_with("|i1", std::string("\x01\x02\x01\x00", 4)), "holds 2 at [0,1]");
+    refused(mask_with("<f8", std::string(32, '\0')), "dtype '<f8' is not a mask");
+    refused(mask_with("<i4", std::string(15, '\0')), "truncated");
 }
 
 // The header is the Python dict literal it is, not text to search: what numpy refuses is refused.

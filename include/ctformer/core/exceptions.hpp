@@ -131,8 +131,10 @@ public:
     token_id_out_of_range in_batch_from(std::size_t sequences) const {
         dims_t index = index_;
         index.at(0) += sequences;
-        return {tensor_, index, id_, table_, vocabulary_};
+        return at(std::move(index));
     }
+    // The same error at `index`: where the id is in the tensor as the user gave it.
+    token_id_out_of_range at(dims_t index) const { return {tensor_, std::move(index), id_, table_, vocabulary_}; }
 
 private:
     std::string tensor_, table_;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -106,6 +107,21 @@ public:
     // An input's memory, packed.
     const float* input(plan::slot_id s) const { return given_[s]; }
     const dims_t& output_dims() const { return output_dims_; }
+    // Where the packed run's element [0, t, rest...] of input `name` ([B, L, ...] run as one sequence
+    // of T tokens) is in the input as it was given: [b, l, rest...] in a padded one, [t, rest...] in a
+    // packed one. An error in the run names the user's element, not the packed position.
+    dims_t index_as_given(const std::string& name, const dims_t& packed) const {
+        if (packed.size() < 2) return packed;
+        const std::size_t t = packed[1];
+        dims_t index{t};
+        if (padded_inputs_.contains(name)) {
+            const std::size_t b = static_cast<std::size_t>(
+                std::upper_bound(ragged_.offsets.begin(), ragged_.offsets.end(), t) - ragged_.offsets.begin() - 1);
+            index = {b, t - ragged_.offsets[b]};
+        }
+        index.insert(index.end(), packed.begin() + 2, packed.end());
+        return index;
+    }
     // Where the program writes the result: the output itself when packed, else a packed buffer.
     float* result(plan::slot_id s, host_tensor<float>& output) {
         return padded_length_ && !pooled_ ? packed_[s].data() : output.data.data();
@@ -164,6 +180,7 @@ private:
                                              std::to_string(ragged_.longest()) + ".." + std::to_string(longest_allowed) +
                                              ", ...] (padded) for the given lengths", to_string(t.dims));
         if (!padded_length_) padded_length_ = t.dims[1];
+        padded_inputs_.insert(v.name);
         const std::size_t row = row_floats(v.extents);
         into.resize(ragged_.tokens() * row);
         for (std::size_t b = 0; b < ragged_.sequences(); ++b)
@@ -177,6 +194,7 @@ private:
     std::vector<const float*> given_;         // per input slot: its packed memory (ids: int32 read back)
     bool pooled_;                             // the result is a row per sequence
     std::optional<std::size_t> padded_length_;  // Lmax of the first padded input: the output is padded too
+    std::set<std::string> padded_inputs_;       // the inputs given padded, by name
     dims_t output_dims_;
 };
 

@@ -6,13 +6,15 @@
 //
 // read_npy takes what numpy reads as a float32 array, little- or big-endian ('<f4', '>f4', and the
 // native 'f4', '=f4', '|f4'),
-// read_npy_ids an int32 or int64 one (token ids); anything else (another dtype, Fortran order, a
-// short file) throws file_error naming the file.
+// read_npy_ids an int32 or int64 one (token ids), read_npy_mask a bool, integer or float32 one of 0s
+// and 1s (an attention mask, as 0.0f and 1.0f); anything else (another dtype, Fortran order, a short
+// file) throws file_error naming the file.
 // write_npy writes version 1.0.
 #pragma once
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cctype>
 #include <cstdint>
 #include <limits>
@@ -118,8 +120,29 @@ Bits stored_bits(const char* values, std::size_t i, bool swapped) {
     Bits bits;
     std::memcpy(&bits, values + i * sizeof(Bits), sizeof(Bits));
     if (!swapped) return bits;
-    if constexpr (sizeof(Bits) == 4) return __builtin_bswap32(bits);
+    if constexpr (sizeof(Bits) == 2) return __builtin_bswap16(bits);
+    else if constexpr (sizeof(Bits) == 4) return __builtin_bswap32(bits);
     else return __builtin_bswap64(bits);
+}
+
+// Value i of a bool, integer or float32 array as numpy prints it ("1", "-3", "0.5"; "1" for True).
+inline std::string npy_value_text(const char* values, std::size_t i, const npy_dtype& dtype) {
+    std::uint64_t bits = 0;
+    switch (dtype.bytes) {
+        case 1: bits = static_cast<unsigned char>(values[i]); break;
+        case 2: bits = stored_bits<std::uint16_t>(values, i, dtype.swapped); break;
+        case 4: bits = stored_bits<std::uint32_t>(values, i, dtype.swapped); break;
+        default: bits = stored_bits<std::uint64_t>(values, i, dtype.swapped); break;
+    }
+    if (dtype.kind == 'f') {
+        const float f = std::bit_cast<float>(static_cast<std::uint32_t>(bits));
+        if (f == 0.0f || f == 1.0f) return f == 0.0f ? "0" : "1";
+        char text[32];
+        return std::string(text, std::to_chars(text, text + sizeof text, f).ptr);
+    }
+    if (dtype.kind != 'i') return std::to_string(bits);
+    const int unused = 64 - 8 * static_cast<int>(dtype.bytes);  // sign-extended from the stored width
+    return std::to_string(static_cast<std::int64_t>(bits << unused) >> unused);
 }
 }  // namespace detail
 
@@ -165,6 +188,34 @@ inline id_tensor npy_ids_from_bytes(const std::string& name, std::span<const std
 inline id_tensor read_npy_ids(const std::filesystem::path& path) {
     const mapped_file file = detail::npy_file(path);
     return npy_ids_from_bytes(file.name(), file.bytes());
+}
+
+// An attention mask: what numpy reads as a bool ('|b1'), integer ('<i1' to '<i8', '|u1') or float32
+// array of 0s and 1s (Hugging Face's attention_mask is int64), as 0.0f and 1.0f; any other value is a
+// file_error naming where it is.
+inline host_tensor<float> npy_mask_from_bytes(const std::string& name, std::span<const std::byte> bytes) {
+    const detail::npy_contents c = detail::npy_parts(name, bytes);
+    const std::string& descr = c.header.descr;
+    const detail::npy_dtype dtype = detail::npy_dtype_of(descr);
+    const bool integer = (dtype.kind == 'i' || dtype.kind == 'u') &&
+                         (dtype.bytes == 1 || dtype.bytes == 2 || dtype.bytes == 4 || dtype.bytes == 8);
+    if (!integer && !(dtype.kind == 'b' && dtype.bytes == 1) && !(dtype.kind == 'f' && dtype.bytes == 4))
+        throw file_error(name, "", "dtype '" + descr + "' is not a mask: bool ('|b1'), an integer ('<i8') or float32 ('<f4')");
+    detail::check_fits(name, c, dtype.bytes);
+    host_tensor<float> t(c.header.shape);
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const std::string value = detail::npy_value_text(c.values, i, dtype);
+        if (value != "0" && value != "1")
+            throw file_error(name, "", "holds " + value + " at " + index_text(t.dims, i) +
+                                           ": a mask holds 0 (padding) and 1 (a real token)");
+        t[i] = value == "1" ? 1.0f : 0.0f;
+    }
+    return t;
+}
+
+inline host_tensor<float> read_npy_mask(const std::filesystem::path& path) {
+    const mapped_file file = detail::npy_file(path);
+    return npy_mask_from_bytes(file.name(), file.bytes());
 }
 
 inline void write_npy(const std::filesystem::path& path, const host_tensor<float>& t) {

@@ -117,7 +117,8 @@ public:
         const auto start = std::chrono::steady_clock::now();
         try {
             s.launch(s, args);
-        } catch (const token_id_out_of_range& e) {  // told where in the chunk, from sequence chunk_first_
+        } catch (const token_id_out_of_range& e) {  // told where in the user's input: the packed batch's
+            if (mixed_) throw e.at(mixed_->index_as_given(e.tensor(), e.index()));  // or the chunk's, from chunk_first_
             throw batched_input(e.tensor()) ? e.in_batch_from(chunk_first_) : e;
         }
         if (options_.profile)
