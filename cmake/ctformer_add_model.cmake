@@ -47,6 +47,9 @@ function(ctformer_add_model name)
   add_executable(${name}_generator "${CTFORMER_GENERATOR_MAIN}" "${params_header}")
   target_compile_definitions(${name}_generator PRIVATE ${declaration})
   target_link_libraries(${name}_generator PRIVATE ctformer::ctformer)
+  # It only lowers the model and writes text, in a second: -O1 compiles it in 60% of -O3's time
+  # (MiniLM's: 23 s against 37 s), and what it writes does not depend on it.
+  target_compile_options(${name}_generator PRIVATE -O1)
 
   set(outputs "${dir}/${name}.hpp" "${dir}/${name}.cpp" "${dir}/${name}.plan.txt" "${dir}/${name}.dot")
   set(picture)
