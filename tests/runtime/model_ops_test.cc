@@ -1,5 +1,6 @@
 // Embeddings (token ids gathered, positions added: fused, and each alone), a Conv1D and columns at
-// every length up to the maximum; ids out of the vocabulary refused.
+// every length up to the maximum; ids out of the vocabulary refused. BERT's embeddings as their one
+// embedding_layer_norm step, token types given and not.
 // Operations that no pass fuses, each on its own kernel, against the reference evaluator on every
 // Highway target compiled in: scale and the activations outside a GEMM (widths that leave a partial
 // vector), a matmul of two activations with a transposed operand, and the head views (split,
@@ -106,6 +107,59 @@ void TestEmbeddings() {
     EXPECT_THROW(model.run(as_floats), missing_tensor);
 }
 
+// BERT's embeddings, LayerNorm(words[ids] + positions + types), one embedding_layer_norm step:
+// token types gathered by their ids, or row 0 of the types table for every token (here RoBERTa's,
+// its positions from padding_idx + 1); at every length, against the reference. Width 20 leaves a
+// partial vector. An id outside either table is refused by name, at its place in the batch.
+constexpr nn::bert_config typed_embeddings{
+    .vocabulary = 37, .positions = 12, .token_types = 2, .d_model = 20, .heads = 1, .d_ff = 8, .layers = 1};
+constexpr nn::bert_config roberta_embeddings{.family = nn::bert_family::roberta, .vocabulary = 37, .positions = 12,
+                                             .token_types = 1, .d_model = 20, .heads = 1, .d_ff = 8, .layers = 1};
+
+template <class Model>
+void check_bert_embeddings(Model& model, bool typed) {
+    ASSERT_EQ(model.program().steps.size(), 1u);
+    EXPECT_EQ(model.program().steps[0].kernel, "embedding_layer_norm");
+    tensor_map inputs;
+    id_map ids;
+    for (std::size_t length = 1; length <= 9; ++length) {
+        inputs = reference::random_inputs(model.graph(), {2, {length}}, unsigned(length));
+        ids = reference::random_ids(model.graph(), {2, {length}}, 37, unsigned(length));
+        if (typed) ids["token_type_ids"] = reference::random_ids(model.graph(), {2, {length}}, 2, 5u).at("token_type_ids");
+        model.bind(inputs, {.strict = false});
+        test::expect_close(model.run(inputs, ids, {2}), reference::evaluate(model.graph(), inputs, ids), test::fp32_model);
+    }
+    const auto refused = [&](const std::string& tensor, std::int32_t bad, std::size_t rows) {
+        id_map given = ids;
+        given[tensor][10] = bad;
+        try {
+            model.run(inputs, given);
+            ADD_FAILURE() << tensor << " " << bad << " ran";
+        } catch (const token_id_out_of_range& e) {
+            EXPECT_EQ(e.id(), bad);
+            EXPECT_EQ(e.vocabulary(), rows);
+            EXPECT_EQ(e.index(), (dims_t{1, 1})) << e.what();
+            EXPECT_EQ(std::string(e.what()).rfind("ctformer: tensor '" + tensor + "' holds the token id " + std::to_string(bad), 0), 0u)
+                << e.what();
+        }
+        EXPECT_THROW(reference::evaluate(model.graph(), inputs, given), token_id_out_of_range);
+    };
+    refused("input_ids", 37, 37);
+    refused("input_ids", -1, 37);
+    if (typed) {
+        refused("token_type_ids", 2, 2);
+        refused("token_type_ids", -1, 2);
+    }
+}
+
+void TestBertEmbeddings() {
+    auto ids = id_input<"input_ids", batch, upto<9>>();
+    auto typed = rt::compile(nn::bert_embeddings<typed_embeddings>(ids, id_input<"token_type_ids", batch, upto<9>>()));
+    check_bert_embeddings(typed, true);
+    auto untyped = rt::compile(nn::bert_embeddings<roberta_embeddings>(ids));
+    check_bert_embeddings(untyped, false);
+}
+
 }  // namespace ctformer::tests::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -115,5 +169,6 @@ HWY_BEFORE_TEST(StandaloneOperations);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestScaleAndActivations);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestHeadViews);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestEmbeddings);
+HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestBertEmbeddings);
 }  // namespace ctformer::tests
 #endif

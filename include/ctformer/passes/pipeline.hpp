@@ -7,6 +7,7 @@
 //   fuse_linear                x·Wᵀ (+ b)                        → gemm (+bias)
 //   fuse_activation            relu/gelu(gemm)                   → gemm epilogue
 //   fuse_residual_layer_norm   layer_norm(a + b)                 → residual_layer_norm
+//   fuse_embedding_layer_norm  LayerNorm(words + positions + types) → embedding_layer_norm (BERT's h₀)
 //   fuse_positional_encoding   gemm + PE table                   → gemm epilogue
 //   fuse_residual              gemm + r                          → gemm epilogue
 //   fuse_qkv                   three projections of one input    → one gemm, bound once
@@ -18,6 +19,7 @@
 #include "fuse_activation.hpp"
 #include "fuse_attention.hpp"
 #include "fuse_attention_weights.hpp"
+#include "fuse_embedding_layer_norm.hpp"
 #include "fuse_kv.hpp"
 #include "fuse_linear.hpp"
 #include "fuse_position_embedding.hpp"
@@ -30,7 +32,7 @@
 namespace ctformer::passes {
 
 using pipeline = std::tuple<fuse_position_embedding, fuse_attention, fuse_attention_weights, fuse_linear, fuse_activation,
-                            fuse_residual_layer_norm, fuse_positional_encoding, fuse_residual, fuse_qkv, fuse_kv>;
+                            fuse_residual_layer_norm, fuse_embedding_layer_norm, fuse_positional_encoding, fuse_residual, fuse_qkv, fuse_kv>;
 
 inline constexpr std::size_t pass_count = std::tuple_size_v<pipeline>;
 

@@ -75,6 +75,22 @@ inline value apply(residual_layer_norm_op op, const dims_t& out, const value& a,
     return apply(layer_norm_op{op.eps}, out, apply(add_op{}, out, a, b), gamma, beta);
 }
 
+// LayerNorm(W[ids] + P[F + l] + types), types T[type_ids] (Typed) or T[R] for every token.
+inline value apply(embedding_layer_norm_op<true> op, const dims_t& out, const value& words, const value& ids,
+                   const value& positions, const value& types, const value& type_ids, const value& gamma,
+                   const value& beta) {
+    const value sum = apply(add_op{}, out, apply(embedding_op<true>{op.first}, out, words, ids, positions),
+                            apply(embedding_op<false>{}, out, types, type_ids));
+    return apply(layer_norm_op{op.eps}, out, sum, gamma, beta);
+}
+
+inline value apply(embedding_layer_norm_op<false> op, const dims_t& out, const value& words, const value& ids,
+                   const value& positions, const value& types, const value& gamma, const value& beta) {
+    const value row = apply(table_row_op{op.type_row}, {extent(out)}, types);
+    const value sum = apply(add_op{}, out, apply(embedding_op<true>{op.first}, out, words, ids, positions), row);
+    return apply(layer_norm_op{op.eps}, out, sum, gamma, beta);
+}
+
 template <int Begin, int End>
 value apply(columns_op<Begin, End>, const dims_t& out, const value& x) {
     const std::size_t width = extent(x.dims), count = End - Begin;

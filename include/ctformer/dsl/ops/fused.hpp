@@ -7,6 +7,9 @@
 //   fused_attention(Q, K, V [, masks])            softmax(mask(scale · Q·Kᵀ)) · V in one pass
 //   attention_probabilities(Q, K [, masks])       softmax(mask(scale · Q·Kᵀ)), for need_weights
 //   residual_layer_norm(a, b, gamma, beta)        layer_norm(a + b, gamma, beta) in one pass
+//   embedding_layer_norm(words, ids, positions, types [, type_ids], gamma, beta)
+//                                                 layer_norm(words[ids] + positions[first + p]
+//                                                 + types[type_ids or row R], gamma, beta), token by token
 //   columns<Begin, End>(x)                        x[..., Begin:End], a view
 //   concat(W1, W2, ...)                           weights stacked along their first axis
 #pragma once
@@ -20,7 +23,10 @@
 namespace ctformer {
 
 // What an operand of a fused operation is.
-enum class operand_role { input, weight, bias, residual, query, key, value, key_padding, attend, additive, gamma, beta };
+enum class operand_role {
+    input, weight, bias, residual, query, key, value, key_padding, attend, additive, gamma, beta,
+    table, ids, positions, types, type_ids  // a BERT embedding's tables and token ids
+};
 
 template <class Epilogue>
 struct gemm_op {
@@ -96,6 +102,28 @@ struct residual_layer_norm_op {
     static constexpr std::array roles{operand_role::input, operand_role::residual, operand_role::gamma, operand_role::beta};
     double eps;
     std::string detail() const { return "eps=" + number_text(eps); }
+};
+
+// A BERT embedding in one step (passes/fuse_embedding_layer_norm.hpp): each token's word row, its
+// position's row and its token type's row summed and layer-normed. Typed: the types gathered by
+// their own ids (token_type_ids); else every token takes the types table's row type_row.
+template <bool Typed>
+struct embedding_layer_norm_op {
+    static constexpr const char* name = "embedding_layer_norm";
+    static constexpr bool typed = Typed;
+    static constexpr auto roles = [] {
+        using enum operand_role;
+        if constexpr (Typed) return std::array{table, ids, positions, types, type_ids, gamma, beta};
+        else return std::array{table, ids, positions, types, gamma, beta};
+    }();
+    int first = 0;     // the position table's row of position 0
+    int type_row = 0;  // the type every token has, when not Typed
+    double eps = 0;
+    std::string detail() const {
+        std::string text = first ? "positions from row " + std::to_string(first) + ", " : "";
+        if (!Typed) text += "type row " + std::to_string(type_row) + ", ";
+        return text + "eps=" + number_text(eps);
+    }
 };
 
 template <int Begin, int End>

@@ -4,6 +4,9 @@
 //   leading_rows            the table's rows of positions [first + p, first + p + L), copied (a
 //                           position table no embedding took)
 //   table_row               one row of the table
+//   embedding_layer_norm    out[t] = LayerNorm(words[ids[t]] + positions[first + p] + types[type_ids[t]
+//                           or the fixed row]): a BERT embedding, each row summed into the output and
+//                           normalised there by the row LayerNorm kernel (kernels/rows-inl.h)
 // A decoding run's tokens start at extents.position (past its cache), an ordinary run's at 0; a
 // packed batch's token t is at position extents.ragged->positions[t].
 // Token ids are an id_input's int32 values; the executor hands them over as the step's "ids" operand.
@@ -22,8 +25,10 @@
 #include <hwy/highway.h>
 
 #include "../../dsl/ops/embedding.hpp"
+#include "../../dsl/ops/fused.hpp"
 #include "../../core/exceptions.hpp"
 #include "../../kernels/elementwise-inl.h"
+#include "../../kernels/rows-inl.h"
 #include "../../core/parallel.hpp"
 #include "../../core/tensor_check.hpp"
 #include "../../shape/ragged.hpp"
@@ -81,6 +86,80 @@ struct embedding_step {
                 const std::size_t p = ragged ? ragged->positions[t] : l;
                 if constexpr (positions) kt::add_values(width, row, position_rows + p * width, a.out + t * width);
                 else std::copy_n(row, width, a.out + t * width);
+            }
+        });
+    }
+};
+
+// Every id of `ids` (tokens of them) checked against a table of `rows` rows, before any row is read.
+template <class Ids, class Table>
+void check_token_ids(const std::int32_t* ids, std::size_t tokens, std::size_t rows, const extent_values& at) {
+    for (std::size_t t = 0; t < tokens; ++t)
+        if (ids[t] < 0 || static_cast<std::size_t>(ids[t]) >= rows)
+            throw token_id_out_of_range(name_or<Ids>("ids"), index_of(dims_of<shape_of_t<Ids>>(at), t), ids[t],
+                                        name_or<Table>("table"), rows);
+}
+
+// embedding_layer_norm (fuse_embedding_layer_norm): the word, position and type rows of each token
+// summed into its output row ((word + position) + type, as the unfused steps add them), then that
+// row layer-normed in place.
+template <class E>
+    requires is_op<E, embedding_layer_norm_op<true>> || is_op<E, embedding_layer_norm_op<false>>
+struct embedding_layer_norm_step {
+    static constexpr bool typed = op_t<E>::typed;
+    using Table = child_t<E, 0>;
+    using Ids = child_t<E, 1>;
+    using Types = child_t<E, 3>;
+    using TypeIds = child_t<E, typed ? 4 : 1>;
+    static constexpr std::size_t vocabulary = extents_of<Table>[0], width = extents_of<Table>[1];
+    static constexpr std::size_t type_count = extents_of<Types>[0];
+    static constexpr bool decodes = true;        // token by token, at its position
+    static constexpr bool mixed_lengths = true;  // each packed token at its position
+
+    static std::string kernel() { return op_t<E>::name; }
+    static std::string detail(const E& e) {
+        return "vocabulary=" + std::to_string(vocabulary) + (typed ? ", types=" + std::to_string(type_count) : "") +
+               ", " + op_of(e).detail();
+    }
+    // Two additions and the LayerNorm's 8 per element.
+    static double flops(const extent_values& at) { return 10.0 * double(elements<shape_of_t<E>>(at)); }
+    static std::size_t scratch_bytes() { return 0; }
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"table", l.value(child<0>(e)), true});
+        s.reads.push_back({"ids", l.value(child<1>(e))});
+        s.reads.push_back({"positions", l.value(child<2>(e)), true});
+        s.reads.push_back({"types", l.value(child<3>(e)), true});
+        if constexpr (typed) s.reads.push_back({"type_ids", l.value(child<4>(e))});
+        s.reads.push_back({"gamma", l.value(child<typed + 4>(e))});
+        s.reads.push_back({"beta", l.value(child<typed + 5>(e))});
+    }
+
+    static void launch(const step& s, const launch_args& a) {
+        const auto& op = op_of(*static_cast<const E*>(s.node));
+        const auto* ids = a.read_as<std::int32_t>("ids");
+        const std::int32_t* type_ids = nullptr;
+        if constexpr (typed) type_ids = a.read_as<std::int32_t>("type_ids");
+        const std::size_t tokens = elements<shape_of_t<Ids>>(a.extents), length = extent<Ids>(a.extents);
+        check_token_ids<Ids, Table>(ids, tokens, vocabulary, a.extents);
+        if constexpr (typed) check_token_ids<TypeIds, Types>(type_ids, tokens, type_count, a.extents);
+        const std::size_t first = static_cast<std::size_t>(op.first) + a.extents.position;
+        const float* words = a.read("table");
+        const float* position_rows = a.read("positions") + first * width;
+        const float* types = a.read("types");
+        const float* type_row = types + static_cast<std::size_t>(typed ? 0 : op.type_row) * width;
+        const float *gamma = a.read("gamma"), *beta = a.read("beta");
+        const float eps = static_cast<float>(op.eps);
+        const ragged_batch* ragged = a.extents.ragged;
+        parallel_for(tokens / length, a.threads, [&](std::size_t sequence, int) {
+            for (std::size_t l = 0, t = sequence * length; l < length; ++l, ++t) {
+                float* out = a.out + t * width;
+                const std::size_t p = ragged ? ragged->positions[t] : l;
+                kt::add_values(width, words + static_cast<std::size_t>(ids[t]) * width, position_rows + p * width, out);
+                const float* type = typed ? types + static_cast<std::size_t>(type_ids[t]) * width : type_row;
+                kt::add_values(width, out, type, out);
+                kt::residual_layer_norm<width>(1, out, nullptr, gamma, beta, eps, out);
             }
         });
     }
