@@ -45,6 +45,15 @@ std::string name_or(const char* otherwise) {
     else return otherwise;
 }
 
+// Every id of `ids` (tokens of them) checked against a table of `rows` rows, before any row is read.
+template <class Ids, class Table>
+void check_token_ids(const std::int32_t* ids, std::size_t tokens, std::size_t rows, const extent_values& at) {
+    for (std::size_t t = 0; t < tokens; ++t)
+        if (ids[t] < 0 || static_cast<std::size_t>(ids[t]) >= rows)
+            throw token_id_out_of_range(name_or<Ids>("ids"), index_of(dims_of<shape_of_t<Ids>>(at), t), ids[t],
+                                        name_or<Table>("table"), rows);
+}
+
 template <class E>
     requires is_op<E, embedding_op<false>> || is_op<E, embedding_op<true>>
 struct embedding_step {
@@ -73,10 +82,7 @@ struct embedding_step {
     static void launch(const step& s, const launch_args& a) {
         const auto* ids = a.read_as<std::int32_t>("ids");
         const std::size_t tokens = elements<shape_of_t<Ids>>(a.extents), length = extent<Ids>(a.extents);
-        for (std::size_t t = 0; t < tokens; ++t)
-            if (ids[t] < 0 || static_cast<std::size_t>(ids[t]) >= vocabulary)
-                throw token_id_out_of_range(name_or<Ids>("ids"), index_of(dims_of<shape_of_t<Ids>>(a.extents), t), ids[t],
-                                            name_or<Table>("table"), vocabulary);
+        check_token_ids<Ids, Table>(ids, tokens, vocabulary, a.extents);
         const std::size_t first = static_cast<std::size_t>(op_of(*static_cast<const E*>(s.node)).first) + a.extents.position;
         const float* position_rows = positions ? a.read("positions") + first * width : nullptr;
         const ragged_batch* ragged = a.extents.ragged;
@@ -90,15 +96,6 @@ struct embedding_step {
         });
     }
 };
-
-// Every id of `ids` (tokens of them) checked against a table of `rows` rows, before any row is read.
-template <class Ids, class Table>
-void check_token_ids(const std::int32_t* ids, std::size_t tokens, std::size_t rows, const extent_values& at) {
-    for (std::size_t t = 0; t < tokens; ++t)
-        if (ids[t] < 0 || static_cast<std::size_t>(ids[t]) >= rows)
-            throw token_id_out_of_range(name_or<Ids>("ids"), index_of(dims_of<shape_of_t<Ids>>(at), t), ids[t],
-                                        name_or<Table>("table"), rows);
-}
 
 // embedding_layer_norm (fuse_embedding_layer_norm): the word, position and type rows of each token
 // summed into its output row ((word + position) + type, as the unfused steps add them), then that
