@@ -16,16 +16,17 @@
 namespace ctformer {
 
 namespace detail {
+// The tree after each pass from Pass on, `before` being the tree Pass starts from: each pass run
+// once, on the tree the one before it made.
 template <std::size_t Pass, operand G>
-void trace_passes(const G& g, std::string& text) {
+void trace_passes(const G& before, std::string& text) {
     if constexpr (Pass < passes::pass_count) {
         using rule = std::tuple_element_t<Pass, passes::pipeline>;
-        const auto before = passes::run_first<Pass>(g);
         const auto after = passes::run_pass<rule>(before);
         text.append("== after ").append(rule::name);
-        if constexpr (std::is_same_v<decltype(before), decltype(after)>) text.append(": nothing to fuse ==\n");
+        if constexpr (std::is_same_v<G, std::remove_const_t<decltype(after)>>) text.append(": nothing to fuse ==\n");
         else text.append(" ==\n").append(to_string(after));
-        trace_passes<Pass + 1>(g, text);
+        trace_passes<Pass + 1>(after, text);
     }
 }
 
