@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,24 @@
 #include "run_options.hpp"
 
 namespace ctformer {
+
+namespace plan {
+struct program;
+}
+
+// One run of a model, step by step (runtime/run.hpp's program_run):
+//   while (run->next_chunk()) { run->step(0);  for (int layer = 0; layer < 6; ++layer) run->step(1, layer); }
+//   run->finish();
+class any_run {
+public:
+    virtual ~any_run() = default;
+    // The next chunk of the batch's sequences; false when every sequence has run.
+    virtual bool next_chunk() = 0;
+    // Step k of the program, in iteration `iteration` of its repeat (-1 outside one).
+    virtual void step(std::size_t k, int iteration = -1) = 0;
+    // Every step ran as the program says; the output complete.
+    virtual void finish() const = 0;
+};
 
 class any_model {
 public:
@@ -27,6 +46,12 @@ public:
     void run(const tensor_map& inputs, host_tensor<float>& output, const runtime::run_options& options) const {
         run(inputs, id_map{}, output, options);
     }
+    // One run, step by step: what run() does, and what a generated model's run() writes out, one
+    // call per step.
+    virtual std::unique_ptr<any_run> start(const tensor_map& inputs, const id_map& ids, host_tensor<float>& output,
+                                           const runtime::run_options& options) const = 0;
+    // The steps it runs (plan/program.hpp).
+    virtual const plan::program& program() const = 0;
     // The tree before and after each fusion pass, and the plan, for a run of `at` (a batch, lengths).
     virtual std::string explain(const extent_values& at) const = 0;
     // Where the time of one run of `at` went, from the records run_options::profile collected in

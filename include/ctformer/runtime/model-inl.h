@@ -8,6 +8,7 @@
 //   model.run(inputs, {{"input_ids", ids}}, output);                      // token ids (id_input) too
 //   auto decoding = model.start_decoding(1);                              // token by token, a KV cache
 //   logits = decoding.prefill(prompt);   logits = decoding.step(next);
+//   std::unique_ptr<any_model> m = make_any_model(graph);                 // the same, its type forgotten
 //
 // run() may be called from several threads at once: each run takes its own workspace.
 // Toggling include guard: this file is included once per target.
@@ -28,6 +29,7 @@
 #include "../kernels/peak-inl.h"
 #include "../passes/pipeline.hpp"
 #include "../plan/lowering-inl.h"
+#include "any_model.hpp"
 #include "run.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -242,6 +244,38 @@ private:
 template <operand Graph>
 model<Graph> compile(Graph g) {
     return model<Graph>(std::move(g));
+}
+
+// A compiled model behind the plain interface of runtime/any_model.hpp, which ctformer-run and
+// generated models hold: make_any_model(graph) is compile(graph), its type forgotten.
+template <operand Graph>
+class any_model_of final : public any_model {
+public:
+    explicit any_model_of(model<Graph> m) : model_(std::move(m)) {}
+
+    void bind(const tensor_map& weights, const bind_options& options) override { model_.bind(weights, options); }
+    void run(const tensor_map& inputs, const id_map& ids, host_tensor<float>& output, const run_options& options) const override {
+        model_.run(inputs, ids, output, options);
+    }
+    std::unique_ptr<any_run> start(const tensor_map& inputs, const id_map& ids, host_tensor<float>& output,
+                                   const run_options& options) const override {
+        return std::make_unique<typename model<Graph>::run_steps>(model_, inputs, ids, output, options);
+    }
+    const plan::program& program() const override { return model_.program(); }
+    std::string explain(const extent_values& at) const override { return model_.explain(at); }
+    std::string profile(const std::vector<step_record>& records, const extent_values& at, int threads) const override {
+        return model_.profile(records, at, threads);
+    }
+    std::size_t run_bytes(const extent_values& at, int threads) const override { return model_.run_bytes(at, threads); }
+    std::string_view target() const override { return hwy::TargetName(HWY_TARGET); }
+
+private:
+    model<Graph> model_;
+};
+
+template <operand Graph>
+std::unique_ptr<any_model> make_any_model(Graph g) {
+    return std::make_unique<any_model_of<Graph>>(model<Graph>(std::move(g)));
 }
 
 }  // namespace ctformer::runtime::HWY_NAMESPACE

@@ -25,6 +25,7 @@
 
 #include "../plan/program.hpp"
 #include "../core/parallel.hpp"
+#include "any_model.hpp"
 #include "run_options.hpp"
 #include "../core/tensor_check.hpp"
 #include "kv_cache.hpp"
@@ -34,7 +35,7 @@
 
 namespace ctformer::runtime {
 
-class program_run {
+class program_run : public any_run {
 public:
     program_run(const plan::program& p, const bound_weights& weights, const tensor_map& inputs, const id_map& ids,
                 host_tensor<float>& output, const run_options& options, workspace& ws)
@@ -80,7 +81,7 @@ public:
     }
 
     // The next chunk of the batch's sequences, its slots resolved; false when every one has run.
-    bool next_chunk() {
+    bool next_chunk() override {
         if (first_ >= whole_.batch) return false;
         at_ = whole_.with_batch(std::min(chunk_, whole_.batch - first_));
         where_.assign(p_.slots.size(), nullptr);
@@ -99,7 +100,7 @@ public:
     std::size_t chunk_sequences() const { return chunk_; }
 
     // Step k, in iteration `iteration` of its repeat (-1 outside one).
-    void step(std::size_t k, int iteration = -1) {
+    void step(std::size_t k, int iteration = -1) override {
         const plan::step& s = p_.steps[k];
         if ((s.repeat < 0) != (iteration < 0) || (s.repeat >= 0 && iteration >= p_.repeats[s.repeat].count))
             throw error("ctformer: internal error, please report: step " + std::to_string(k) + " run in iteration " +
@@ -130,7 +131,7 @@ public:
 
     // Every step ran as the program says, for every chunk (the generator's calls included); a
     // mixed-length batch's padded output filled in; a decoding run's tokens added to its cache.
-    void finish() const {
+    void finish() const override {
         std::size_t expected = 0;
         p_.for_each_run([&](std::size_t, int) { ++expected; });
         if (steps_run_ != expected * chunks_run_ || first_ < whole_.batch)
