@@ -6,10 +6,13 @@
 # xlm-roberta; declared by generator/hf_model.cpp, the PARAMS over the file's geometry):
 #   1. ctformer-gen checks PARAMS (a bad one, or a bad config.json, stops the build with one line)
 #      and writes NAME.params.hpp, again whenever config.json changes;
-#   2. NAME_generator, built from SOURCE and that header, writes NAME.hpp, NAME.cpp, NAME.plan.txt and
-#      NAME.dot (and dot -Tsvg makes NAME.svg when Graphviz is installed), in
-#      ${CMAKE_CURRENT_BINARY_DIR}/NAME/;
-#   3. NAME.cpp is compiled for every Highway target into the library; link it and include "NAME.hpp".
+#   2. generator/model_targets.cpp compiles the declaration for Highway's targets in two halves that
+#      build side by side: NAME_narrow (the static target, and on x86 SSSE3 and SSE4) and NAME_wide;
+#   3. NAME_generator, generator_main.cpp linked with NAME_narrow, writes NAME.hpp, NAME.cpp (the
+#      dispatch and the steps the model runs), NAME.plan.txt and NAME.dot (and dot -Tsvg makes
+#      NAME.svg when Graphviz is installed), in ${CMAKE_CURRENT_BINARY_DIR}/NAME/;
+#   4. the library NAME: NAME.cpp and both halves. Link it and include "NAME.hpp".
+# Compile options for the model go on NAME_narrow and NAME_wide (its kernels) as well as NAME.
 # Cached, so that a project which adds ctformer with add_subdirectory sees it from its own directories.
 set(main "${CMAKE_CURRENT_LIST_DIR}/../generator/generator_main.cpp")  # the source tree
 if(NOT EXISTS "${main}")  # installed: lib/cmake/ctformer/ and share/ctformer/generator/
@@ -18,6 +21,7 @@ endif()
 set(CTFORMER_GENERATOR_MAIN "${main}" CACHE INTERNAL "the main of every model's generator")
 get_filename_component(main_dir "${main}" DIRECTORY)
 set(CTFORMER_HF_MODEL_SOURCE "${main_dir}/hf_model.cpp" CACHE INTERNAL "the declaration of an HF_CONFIG model")
+set(CTFORMER_GENERATOR_DIR "${main_dir}" CACHE INTERNAL "model_targets.cpp, generator_main.cpp, emit.hpp")
 find_program(CTFORMER_DOT_PROGRAM dot)
 
 function(ctformer_add_model name)
@@ -44,11 +48,20 @@ function(ctformer_add_model name)
     DEPENDS ctformer::gen ${config}
     COMMENT "ctformer-gen: the parameters of ${name}" VERBATIM)
 
+  # The model for every Highway target, from its declaration, in two halves that build side by side
+  # and beside the generator (generator/model_targets.cpp).
+  foreach(half narrow wide)
+    add_library(${name}_${half} OBJECT "${CTFORMER_GENERATOR_DIR}/model_targets.cpp" "${params_header}")
+    target_compile_definitions(${name}_${half} PRIVATE ${declaration} CTFORMER_MODEL_NAMESPACE=${name})
+    target_include_directories(${name}_${half} PRIVATE "${CTFORMER_GENERATOR_DIR}")  # HWY_TARGET_INCLUDE
+    target_link_libraries(${name}_${half} PRIVATE ctformer::ctformer)
+  endforeach()
+  target_compile_definitions(${name}_narrow PRIVATE CTFORMER_NARROW_TARGETS)
+
+  # It only writes text from the narrow half's static-target model: -O1 compiles it in seconds.
   add_executable(${name}_generator "${CTFORMER_GENERATOR_MAIN}" "${params_header}")
-  target_compile_definitions(${name}_generator PRIVATE ${declaration})
-  target_link_libraries(${name}_generator PRIVATE ctformer::ctformer)
-  # It only lowers the model and writes text, in a second: -O1 compiles it in 60% of -O3's time
-  # (MiniLM's: 23 s against 37 s), and what it writes does not depend on it.
+  target_compile_definitions(${name}_generator PRIVATE ${declaration} CTFORMER_MODEL_NAMESPACE=${name})
+  target_link_libraries(${name}_generator PRIVATE ${name}_narrow ctformer::ctformer)
   target_compile_options(${name}_generator PRIVATE -O1)
 
   set(outputs "${dir}/${name}.hpp" "${dir}/${name}.cpp" "${dir}/${name}.plan.txt" "${dir}/${name}.dot")
@@ -65,6 +78,5 @@ function(ctformer_add_model name)
 
   add_library(${name} STATIC "${dir}/${name}.cpp" "${dir}/${name}.hpp")
   target_include_directories(${name} PUBLIC "${dir}")
-  target_compile_definitions(${name} PRIVATE ${declaration})
-  target_link_libraries(${name} PUBLIC ctformer::ctformer)
+  target_link_libraries(${name} PUBLIC ctformer::ctformer PRIVATE ${name}_narrow ${name}_wide)
 endfunction()

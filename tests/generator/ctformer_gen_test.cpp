@@ -166,7 +166,7 @@ TEST(CtformerGen, EachBadConfigOrParameterIsOneLine) {
 TEST(ModelGenerator, DebugLevelsAddFusedGroupsTreesAndSource) {
     std::filesystem::create_directories(test::temp_path("generated"));
     const std::string generate = std::string(SEEDS_MHA_GENERATOR) + " --output-dir " + test::temp_path("generated").string();
-    const std::string levels[] = {"== seeds_mha: plan ==\n", "== after fuse_attention ==", "run.step(0);"};
+    const std::string levels[] = {"== seeds_mha: plan ==\n", "== after fuse_attention ==", "run->step(0);"};
     for (int level = 0; level <= 3; ++level) {
         const outcome result = run_command("CTFORMER_GEN_DEBUG=" + std::to_string(level) + " " + generate);
         ASSERT_EQ(result.status, 0) << result.printed;

@@ -32,14 +32,13 @@ public:
     // default), tensors the model does not read, a head's, are refused.
     void bind_directory(const std::filesystem::path& dir, const ctformer::runtime::bind_options& options = {});
 
-    // Token ids (int32: ctformer::id_tensor) by name in ids, the other inputs in inputs.
+    // Token ids (int32: ctformer::id_tensor) by name in ids, the other inputs in inputs: the steps
+    // of seeds_mha.cpp, on the target chosen when the model was made.
     void run(const ctformer::tensor_map& inputs, const ctformer::id_map& ids, ctformer::host_tensor<float>& output,
-             const ctformer::runtime::run_options& options = {}) const {
-        model_->run(inputs, ids, output, options);
-    }
+             const ctformer::runtime::run_options& options = {}) const;
     void run(const ctformer::tensor_map& inputs, ctformer::host_tensor<float>& output,
              const ctformer::runtime::run_options& options = {}) const {
-        model_->run(inputs, ctformer::id_map{}, output, options);
+        run(inputs, ctformer::id_map{}, output, options);
     }
 
     // The tree before and after each fusion pass, and the plan, for a run of `at`: a batch, and the
