@@ -60,7 +60,8 @@ function(ctformer_add_model name)
 
   # It only writes text from the narrow half's static-target model: -O1 compiles it in seconds.
   add_executable(${name}_generator "${CTFORMER_GENERATOR_MAIN}" "${params_header}")
-  target_compile_definitions(${name}_generator PRIVATE ${declaration} CTFORMER_MODEL_NAMESPACE=${name})
+  target_compile_definitions(${name}_generator PRIVATE CTFORMER_PARAMS_HEADER="${params_header}"
+                                                        CTFORMER_MODEL_NAMESPACE=${name})
   target_link_libraries(${name}_generator PRIVATE ${name}_narrow ctformer::ctformer)
   target_compile_options(${name}_generator PRIVATE -O1)
 

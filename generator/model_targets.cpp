@@ -22,10 +22,12 @@
 #include CTFORMER_PARAMS_HEADER
 #include CTFORMER_MODEL_SOURCE
 
-#include <filesystem>
 #include <string_view>
+#ifdef CTFORMER_NARROW_TARGETS  // bind_directory, below: the checkpoint readers and JSON, in one half only
+#include <filesystem>
 
 #include <ctformer/runtime/checkpoint.hpp>
+#endif
 
 static_assert(std::string_view(ctformer_registered_name) == ctformer_model_name,
               "CTFORMER_REGISTER_MODEL's name differs from the name given to ctformer_add_model");
