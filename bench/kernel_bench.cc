@@ -18,7 +18,8 @@ namespace kt = ctformer::kernels::HWY_NAMESPACE;
 
 #include "peak.hpp"
 
-template <std::size_t N, std::size_t K, std::size_t m = 1024, auto format = ctformer::kernels::weight_format::fp32>
+template <std::size_t N, std::size_t K, std::size_t m = 1024, auto format = ctformer::kernels::weight_format::fp32,
+          ctformer::activation act = ctformer::activation::none>
 static void gemm(benchmark::State& state) {
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
@@ -26,9 +27,8 @@ static void gemm(benchmark::State& state) {
     for (auto* t : {&a, &w, &bias})
         for (float& x : *t) x = uniform(rng);
     const auto packed = kt::pack_weight(N, K, w.data(), bias.data(), format);
-    using epilogue = ctformer::epilogue<true, ctformer::activation::none, false>;
     for (auto _ : state) {
-        kt::gemm<epilogue>(m, a.data(), packed, c.data(), {bias.data(), nullptr});
+        kt::gemm(m, a.data(), packed, c.data(), {.act = act});
         benchmark::DoNotOptimize(c.data());
     }
     state.counters["GFLOP/s"] = gflops(2.0 * m * N * K);
@@ -39,6 +39,11 @@ BENCHMARK(gemm<512, 2048>)->Name("ctformer/gemm/M1024_N512_K2048/threads:1");
 // S3's (BERT-base, 512 tokens): the Q/K/V projection, FFN1 and FFN2.
 BENCHMARK(gemm<2304, 768, 512>)->Name("ctformer/gemm/M512_N2304_K768/threads:1");
 BENCHMARK(gemm<3072, 768, 512>)->Name("ctformer/gemm/M512_N3072_K768/threads:1");
+// FFN1 with BERT's gelu, the costliest epilogue, applied by each tile to its values of C in L1.
+BENCHMARK(gemm<3072, 768, 512, ctformer::kernels::weight_format::fp32, ctformer::activation::gelu>)
+    ->Name("ctformer/gemm_gelu/M512_N3072_K768/threads:1");
+BENCHMARK(gemm<3072, 768, 1, ctformer::kernels::weight_format::fp32, ctformer::activation::gelu>)
+    ->Name("ctformer/gemm_gelu/M1_N3072_K768/threads:1");
 BENCHMARK(gemm<768, 3072, 512>)->Name("ctformer/gemm/M512_N768_K3072/threads:1");
 // S1's 20 tokens: few rows per weight, whose 4 MB come from L3 on every call.
 BENCHMARK(gemm<2048, 512, 20>)->Name("ctformer/gemm/M20_N2048_K512/threads:1");

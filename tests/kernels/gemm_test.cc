@@ -61,9 +61,11 @@ void check(std::size_t m, k::weight_format format) {
     if (format == k::weight_format::bf16) in.at("W").data = as_bf16(in.at("W").data);
     const auto want = reference::evaluate(expr, in);
 
-    const auto packed = kt::pack_weight(N, K, in.at("W").data.data(), in.at("b").data.data(), format);
+    const float* bias = Epilogue::bias ? in.at("b").data.data() : nullptr;
+    const auto packed = kt::pack_weight(N, K, in.at("W").data.data(), bias, format);
     std::vector<float> got(m * N, -12345.0f);
-    kt::gemm<Epilogue>(m, in.at("x").data.data(), packed, got.data(), {in.at("b").data.data(), in.at("r").data.data()});
+    kt::gemm(m, in.at("x").data.data(), packed, got.data(),
+             {.act = Epilogue::act, .residual = Epilogue::residual ? in.at("r").data.data() : nullptr});
     test::expect_close(got, want, {.atol = 1e-5, .rtol = 1e-4},
                        std::string("gemm ") + k::format_name(format) + " m=" + std::to_string(m) + " N=" +
                            std::to_string(N) + " K=" + std::to_string(K));

@@ -19,6 +19,9 @@
 #define CTFORMER_KERNELS_ACTIVATION_INL_H_
 #endif
 
+#include <cstddef>
+#include <utility>
+
 #include <hwy/highway.h>
 
 #include "../core/kinds.hpp"
@@ -77,6 +80,14 @@ HWY_INLINE V activate(D d, V x) {
     else if constexpr (Act == activation::gelu_tanh) return gelu_tanh(d, x);
     else if constexpr (Act == activation::tanh) return tanh(d, x);
     else return x;
+}
+
+// f.template operator()<Act>() for Act = act, an activation known at run time.
+template <class F>
+void with_activation(activation act, F&& f) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        ((act == activations[I].second ? f.template operator()<activations[I].second>() : void()), ...);
+    }(std::make_index_sequence<activations.size()>{});
 }
 
 // out[i] = act(in[i]) for i < n; the last values one lane at a time.

@@ -4,9 +4,10 @@
 // bf16, so the micro-kernel reads it contiguously; a kRows × kPanelVectors tile of accumulators
 // lives in registers; A is packed too, per block of rows and K steps (BLIS's order: gemm_panels).
 // N need not divide the panel width: the last panel is zero-padded and stored partially. N and K
-// are the packed weight's: one kernel per epilogue, tile height and format, not per shape (as fast
-// as compile-time N and K, and each model compiles fewer copies). Rows (m, e.g. batch · sequence)
-// are a run-time count.
+// are the packed weight's: one kernel per tile height and format, not per shape (as fast as
+// compile-time N and K, and each model compiles fewer copies), nor per epilogue, which a tile applies
+// to its rows of C after the last K block (finish_rows). Rows (m, e.g. batch · sequence) are a
+// run-time count.
 
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_KERNELS_GEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -156,18 +157,6 @@ struct bf16_panel {
     }
 };
 
-// Applies act, then adds the residual, to `count` values of one row, a lane at a time (the last,
-// partial panel).
-template <class Epilogue>
-void finish_partial(float* out, const float* residual, std::size_t count) {
-    const hn::CappedTag<float, 1> one;
-    for (std::size_t j = 0; j < count; ++j) {
-        auto v = activate<Epilogue::act>(one, hn::LoadU(one, out + j));
-        if constexpr (Epilogue::residual) v = hn::Add(v, hn::LoadU(one, residual + j));
-        hn::StoreU(v, one, out + j);
-    }
-}
-
 // acc[r] += a[r] · b, for the tile's rows (a: one step of a packed sliver of A).
 template <std::size_t Rows, std::size_t Vectors>
 HWY_INLINE void multiply_add(const float* a, const V (&b)[Vectors], V (&acc)[Rows][Vectors]) {
@@ -201,9 +190,9 @@ HWY_INLINE void k_step(const Panel& panel, std::size_t k, std::size_t first, con
     multiply_add<Rows, Vectors>(a, b, acc);
 }
 
-// The tile's accumulators for a row of C's `count` columns from `column`: the bias (or zero) before
-// the first K block, else the sum so far, which the previous block left in C.
-template <class Epilogue, std::size_t Vectors>
+// The tile's accumulators for a row of C's `count` columns from `column`: the bias (zeros without
+// one) before the first K block, else the sum so far, which the previous block left in C.
+template <std::size_t Vectors>
 HWY_INLINE void start_row(const packed_weight& w, std::size_t column, const float* out, std::size_t count,
                           bool first_block, V (&acc)[Vectors]) {
     const float_tag d;
@@ -212,39 +201,64 @@ HWY_INLINE void start_row(const packed_weight& w, std::size_t column, const floa
     const bool partial = count < Vectors * lanes;
     if (!first_block && partial) std::memcpy(tile, out, count * sizeof(float));
     for (std::size_t v = 0; v < Vectors; ++v)
-        acc[v] = first_block ? (Epilogue::bias ? hn::Load(d, &w.bias[column + v * lanes]) : hn::Zero(d))
+        acc[v] = first_block ? hn::Load(d, &w.bias[column + v * lanes])
                  : partial   ? hn::Load(d, tile + v * lanes)
                              : hn::LoadU(d, out + v * lanes);
 }
 
-// Stores a row's accumulators into C: the sum so far, or, after the last K block, with the epilogue
-// (the activation, then the residual).
-template <class Epilogue, std::size_t Vectors>
-HWY_INLINE void finish_row(const V (&acc)[Vectors], float* out, const float* residual, std::size_t count,
-                           bool last_block) {
+// Stores a row's accumulators, `count` of its values, into C.
+template <std::size_t Vectors>
+HWY_INLINE void store_row(const V (&acc)[Vectors], float* out, std::size_t count) {
     const float_tag d;
     const std::size_t lanes = hn::Lanes(d);
     if (count == Vectors * lanes) {
-        for (std::size_t v = 0; v < Vectors; ++v) {
-            V y = acc[v];
-            if (last_block) {
-                y = activate<Epilogue::act>(d, y);
-                if constexpr (Epilogue::residual) y = hn::Add(y, hn::LoadU(d, residual + v * lanes));
-            }
-            hn::StoreU(y, d, out + v * lanes);
-        }
+        for (std::size_t v = 0; v < Vectors; ++v) hn::StoreU(acc[v], d, out + v * lanes);
         return;
     }
     HWY_ALIGN float tile[Vectors * HWY_LANES(float)];
     for (std::size_t v = 0; v < Vectors; ++v) hn::Store(acc[v], d, tile + v * lanes);
     std::memcpy(out, tile, count * sizeof(float));
-    if (last_block) finish_partial<Epilogue>(out, residual, count);
 }
 
 // Where row i of the epilogue's residual is.
 inline const float* residual_row(const epilogue_args& args, std::size_t i, std::size_t n) {
     const std::size_t row = args.residual_row_of ? args.residual_row_of[i] : args.residual_rows ? i % args.residual_rows : i;
     return args.residual + row * n;
+}
+
+// The epilogue on panel p's columns of C's rows [row_begin, row_end), in cache after their last K
+// block: Act, then the residual (if any); the last values a lane at a time.
+template <activation Act>
+void finish_values(float* c, const packed_weight& w, std::size_t p, std::size_t row_begin, std::size_t row_end,
+                   const epilogue_args& args) {
+    const float_tag d;
+    const hn::CappedTag<float, 1> one;
+    const std::size_t lanes = hn::Lanes(d), n = w.n, column = p * w.width, count = std::min(w.width, n - column);
+    for (std::size_t r = row_begin; r < row_end; ++r) {
+        float* out = c + r * n + column;
+        const float* residual = args.residual ? residual_row(args, r, n) + column : nullptr;
+        std::size_t j = 0;
+        for (; j + lanes <= count; j += lanes) {
+            auto v = activate<Act>(d, hn::LoadU(d, out + j));
+            if (residual) v = hn::Add(v, hn::LoadU(d, residual + j));
+            hn::StoreU(v, d, out + j);
+        }
+        for (; j < count; ++j) {
+            auto v = activate<Act>(one, hn::LoadU(one, out + j));
+            if (residual) v = hn::Add(v, hn::LoadU(one, residual + j));
+            hn::StoreU(v, one, out + j);
+        }
+    }
+}
+
+// finish_values for the epilogue's activation, chosen at run time, once a panel's rows have their
+// sums: one copy of each micro-kernel serves every epilogue, where a copy per epilogue had made
+// each model compile three times the GEMM code (docs/performance.md). The last K block ran hundreds
+// of FMAs per value finished here; reloading the values from cache costs about one of them.
+HWY_NOINLINE inline void finish_panel(float* c, const packed_weight& w, std::size_t p, std::size_t row_begin,
+                                      std::size_t row_end, const epilogue_args& args) {
+    if (args.act == activation::none && !args.residual) return;
+    with_activation(args.act, [&]<activation Act>() HWY_ATTR { finish_values<Act>(c, w, p, row_begin, row_end, args); });
 }
 
 // Where a micro-tile is in C: rows [row, row + rows) of its Rows (rows < Rows: a padded tile whose
@@ -258,9 +272,9 @@ struct tile_place {
 // `at` by reference: passed by value, GCC stored its four fields and copied them to the call's stack
 // in one 32-byte load, which no store can forward, so it waited for every older store to reach L1,
 // the previous tile's stores of C among them, lines that missed the cache (docs/performance.md).
-template <std::size_t Rows, std::size_t Vectors, class Epilogue, class Panel>
+template <std::size_t Rows, std::size_t Vectors, class Panel>
 void micro_tile(const float* a, const packed_weight& w, const tile_place& at, std::size_t k_begin, std::size_t k_end,
-                prefetch_range ahead, float* c, const epilogue_args& args) {
+                prefetch_range ahead, float* c) {
     const std::size_t column = at.panel * w.width + at.vector * hn::Lanes(float_tag());
     if (column >= w.n) return;  // a slice of the last panel's padding
     const std::size_t count = std::min(Vectors * hn::Lanes(float_tag()), w.n - column);
@@ -268,7 +282,7 @@ void micro_tile(const float* a, const packed_weight& w, const tile_place& at, st
     // The tile must stay in registers: the loops over it are unrolled whatever the -O level.
 #pragma GCC unroll 16
     for (std::size_t r = 0; r < Rows; ++r)
-        start_row<Epilogue>(w, column, c + (at.row + std::min(r, at.rows - 1)) * w.n + column, count, k_begin == 0, acc[r]);
+        start_row(w, column, c + (at.row + std::min(r, at.rows - 1)) * w.n + column, count, k_begin == 0, acc[r]);
 
     const Panel panel(w, at.panel);
     std::size_t k = k_begin, issued = 0;
@@ -279,12 +293,10 @@ void micro_tile(const float* a, const packed_weight& w, const tile_place& at, st
     }
     if (k < k_end) k_step<false>(panel, k, at.vector, a, acc);
 
-    const bool last_block = k_end == w.k;
 #pragma GCC unroll 16
     for (std::size_t r = 0; r < Rows; ++r) {
         if (r >= at.rows) break;
-        const float* residual = Epilogue::residual && last_block ? residual_row(args, at.row + r, w.n) + column : nullptr;
-        finish_row<Epilogue>(acc[r], c + (at.row + r) * w.n + column, residual, count, last_block);
+        store_row(acc[r], c + (at.row + r) * w.n + column, count);
     }
 }
 
@@ -340,7 +352,7 @@ inline std::size_t stream_chunk(const packed_weight& w, bool sliced) {
     return std::max<std::size_t>(2, kSlicedChunkBytes / (w.width * element_bytes(w.format)) / 2 * 2);
 }
 
-template <class Epilogue, class Panel>
+template <class Panel>
 void stream_panels(const float* a, const packed_weight& w, float* c, const epilogue_args& args, std::size_t row_begin,
                    std::size_t row_end, std::size_t panel_begin, std::size_t panel_end, float* sliver) {
     const std::size_t rows = row_end - row_begin;
@@ -355,15 +367,16 @@ void stream_panels(const float* a, const packed_weight& w, float* c, const epilo
             if (sliced) {
                 const std::size_t share = chunk.bytes / (kPanelVectors / kSliceVectors);
                 for (std::size_t vector = 0; vector < kPanelVectors; vector += kSliceVectors)
-                    micro_tile<kStreamRows, kSliceVectors, Epilogue, Panel>(
+                    micro_tile<kStreamRows, kSliceVectors, Panel>(
                         sliver + k_begin * kStreamRows, w, {row_begin, rows, p, vector}, k_begin, k_end,
-                        {chunk.from + vector / kSliceVectors * share, share}, c, args);
+                        {chunk.from + vector / kSliceVectors * share, share}, c);
             } else {
                 for_even_tiles<kRows>(row_begin, row_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
-                    micro_tile<Rows, kPanelVectors, Epilogue, Panel>(sliver + k_begin * Rows, w, {row, Rows, p, 0},
-                                                                     k_begin, k_end, chunk, c, args);
+                    micro_tile<Rows, kPanelVectors, Panel>(sliver + k_begin * Rows, w, {row, Rows, p, 0}, k_begin, k_end,
+                                                           chunk, c);
                 });
             }
+            if (k_end == w.k) finish_panel(c, w, p, row_begin, row_end, args);
         }
 }
 
@@ -390,12 +403,12 @@ prefetch_range next_slice(const packed_weight& w, std::size_t p, std::size_t k_b
 // and one of 8), and a last tile of 2 rows could not hide the FMA's latency. Each row's sum takes
 // its K steps in order whatever its tile and block (a partial sum goes through C unrounded), so
 // results are the same for any split of the work, and any number of threads.
-template <class Epilogue, class Panel>
+template <class Panel>
 void gemm_panels(const float* a, const packed_weight& w, float* c, const epilogue_args& args,
                  std::size_t row_begin, std::size_t row_end, std::size_t panel_begin, std::size_t panel_end) {
     float* const sliver = sliver_buffer();
     if (row_end - row_begin <= kStreamRows && kStreamRows * w.k <= kSliverFloats)
-        return stream_panels<Epilogue, Panel>(a, w, c, args, row_begin, row_end, panel_begin, panel_end, sliver);
+        return stream_panels<Panel>(a, w, c, args, row_begin, row_end, panel_begin, panel_end, sliver);
     const std::size_t depth = block_depth(w, row_end - row_begin);
     const even_tiles blocks(row_end - row_begin, std::max(kRows, kSliverFloats / depth));
     for (std::size_t b = 0, block = row_begin; b < blocks.count; block += blocks.rows(b++)) {
@@ -409,26 +422,25 @@ void gemm_panels(const float* a, const packed_weight& w, float* c, const epilogu
                 std::size_t done = 0;
                 for_even_tiles<kRows>(block, block_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
                     const prefetch_range part{next.from + done, std::min(share, next.bytes - done)};
-                    micro_tile<Rows, kPanelVectors, Epilogue, Panel>(sliver + (row - block) * (k_end - k_begin), w,
-                                                                     {row, Rows, p, 0}, k_begin, k_end, part, c, args);
+                    micro_tile<Rows, kPanelVectors, Panel>(sliver + (row - block) * (k_end - k_begin), w,
+                                                           {row, Rows, p, 0}, k_begin, k_end, part, c);
                     done += part.bytes;
                 });
+                if (k_end == w.k) finish_panel(c, w, p, block, block_end, args);
             }
         }
     }
 }
 
-template <class Epilogue = plain>
-void gemm_block(const float* a, const packed_weight& w, float* c, const epilogue_args& args,
-                std::size_t row_begin, std::size_t row_end, std::size_t panel_begin, std::size_t panel_end) {
-    if (w.format == weight_format::bf16) gemm_panels<Epilogue, bf16_panel>(a, w, c, args, row_begin, row_end, panel_begin, panel_end);
-    else gemm_panels<Epilogue, fp32_panel>(a, w, c, args, row_begin, row_end, panel_begin, panel_end);
+inline void gemm_block(const float* a, const packed_weight& w, float* c, const epilogue_args& args,
+                       std::size_t row_begin, std::size_t row_end, std::size_t panel_begin, std::size_t panel_end) {
+    if (w.format == weight_format::bf16) gemm_panels<bf16_panel>(a, w, c, args, row_begin, row_end, panel_begin, panel_end);
+    else gemm_panels<fp32_panel>(a, w, c, args, row_begin, row_end, panel_begin, panel_end);
 }
 
-// C [m, N] = epilogue(A [m, K] · Wᵀ).
-template <class Epilogue = plain>
-void gemm(std::size_t m, const float* a, const packed_weight& w, float* c, const epilogue_args& args = {}) {
-    gemm_block<Epilogue>(a, w, c, args, 0, m, 0, w.panels);
+// C [m, N] = epilogue(A [m, K] · Wᵀ + bias).
+inline void gemm(std::size_t m, const float* a, const packed_weight& w, float* c, const epilogue_args& args = {}) {
+    gemm_block(a, w, c, args, 0, m, 0, w.panels);
 }
 
 }  // namespace ctformer::kernels::HWY_NAMESPACE

@@ -16,11 +16,13 @@
 
 namespace ctformer::kernels {
 
-// Run-time operands of the epilogue. The residual is [rows, N], row-major; with residual_rows > 0 it
-// has only that many rows, repeated (a [L, N] table added to every sequence of [B·L, N]); with
-// residual_row_of, row r adds the table's row residual_row_of[r] (a packed batch's positions).
+// The epilogue after the bias, chosen at run time: act, then the residual where one is given. The
+// bias is the packed weight's (zeros for a GEMM without one). The residual is [rows, N], row-major;
+// with residual_rows > 0 it has only that many rows, repeated (a [L, N] table added to every
+// sequence of [B·L, N]); with residual_row_of, row r adds the table's row residual_row_of[r] (a
+// packed batch's positions).
 struct epilogue_args {
-    const float* bias = nullptr;
+    activation act = activation::none;
     const float* residual = nullptr;
     std::size_t residual_rows = 0;
     const std::size_t* residual_row_of = nullptr;

@@ -52,7 +52,7 @@ struct gemm_step {
     // with a second thread), and each packs A once (docs/performance.md).
     static void launch(const step&, const launch_args& a) {
         const std::size_t rows = elements<shape_of_t<E>>(a.extents) / n;
-        kernels::epilogue_args args;
+        kernels::epilogue_args args{.act = epilogue_of<E>::act};
         if constexpr (residual) {
             args.residual = a.read("residual");
             using R = operand_t<E, operand_role::residual>;
@@ -76,7 +76,7 @@ struct gemm_step {
             const std::size_t row_end = std::min(rows, row_begin + tiles_per_block * kt::kRows);
             const std::size_t panel_begin = std::min(w.panels, p * panels_per_block);
             const std::size_t panel_end = std::min(w.panels, panel_begin + panels_per_block);
-            kt::gemm_block<epilogue_of<E>>(a.read("a"), w, a.out, args, row_begin, row_end, panel_begin, panel_end);
+            kt::gemm_block(a.read("a"), w, a.out, args, row_begin, row_end, panel_begin, panel_end);
         });
     }
 };
