@@ -1,5 +1,5 @@
-// compiled(graph): ctf::compile(graph) as an any_model (runtime/model-inl.h's any_model_of). Included by
-// the model translation units.
+// compiled(graph): ctf::compile(graph) as an any_model (runtime/model-inl.h's make_any_model). Included
+// by the model translation units.
 #pragma once
 
 #include <ctformer/compile.hpp>
@@ -11,7 +11,7 @@ namespace run {
 
 template <class Graph>
 std::unique_ptr<ctf::any_model> compiled(Graph graph) {
-    return std::make_unique<ctformer::runtime::HWY_NAMESPACE::any_model_of<Graph>>(ctf::compile(std::move(graph)));
+    return ctformer::runtime::HWY_NAMESPACE::make_any_model(std::move(graph));
 }
 
 // The input every configuration reads: x [B, L, d_model], any length L up to Longest.
