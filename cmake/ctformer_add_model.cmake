@@ -6,8 +6,9 @@
 # xlm-roberta; declared by generator/hf_model.cpp, the PARAMS over the file's geometry):
 #   1. ctformer-gen checks PARAMS (a bad one, or a bad config.json, stops the build with one line)
 #      and writes NAME.params.hpp, again whenever config.json changes;
-#   2. generator/model_targets.cpp compiles the declaration for Highway's targets in two halves that
-#      build side by side: NAME_narrow (the static target, and on x86 SSSE3 and SSE4) and NAME_wide;
+#   2. generator/model_targets.cpp compiles the declaration for Highway's targets (model_targets.hpp)
+#      in two halves that build side by side: NAME_narrow (the static target, on x86 SSSE3 too, and
+#      the pass trace) and NAME_wide;
 #   3. NAME_generator, generator_main.cpp linked with NAME_narrow, writes NAME.hpp, NAME.cpp (the
 #      dispatch and the steps the model runs), NAME.plan.txt and NAME.dot (and dot -Tsvg makes
 #      NAME.svg when Graphviz is installed), in ${CMAKE_CURRENT_BINARY_DIR}/NAME/;
@@ -21,7 +22,7 @@ endif()
 set(CTFORMER_GENERATOR_MAIN "${main}" CACHE INTERNAL "the main of every model's generator")
 get_filename_component(main_dir "${main}" DIRECTORY)
 set(CTFORMER_HF_MODEL_SOURCE "${main_dir}/hf_model.cpp" CACHE INTERNAL "the declaration of an HF_CONFIG model")
-set(CTFORMER_GENERATOR_DIR "${main_dir}" CACHE INTERNAL "model_targets.cpp, generator_main.cpp, emit.hpp")
+set(CTFORMER_GENERATOR_DIR "${main_dir}" CACHE INTERNAL "model_targets.cpp and .hpp, generator_main.cpp, emit.hpp")
 find_program(CTFORMER_DOT_PROGRAM dot)
 
 function(ctformer_add_model name)
@@ -78,6 +79,6 @@ function(ctformer_add_model name)
     COMMENT "ctformer: generating ${name}" VERBATIM)
 
   add_library(${name} STATIC "${dir}/${name}.cpp" "${dir}/${name}.hpp")
-  target_include_directories(${name} PUBLIC "${dir}")
+  target_include_directories(${name} PUBLIC "${dir}" PRIVATE "${CTFORMER_GENERATOR_DIR}")  # model_targets.hpp
   target_link_libraries(${name} PUBLIC ctformer::ctformer PRIVATE ${name}_narrow ${name}_wide)
 endfunction()

@@ -6,8 +6,6 @@
 // model.safetensors, the "bert." of a checkpoint with a head dropped, strict unless asked not to be.
 #include <gtest/gtest.h>
 
-#include <hwy/targets.h>
-
 #include <filesystem>
 #include <string>
 
@@ -15,6 +13,7 @@
 #include <ctformer/runtime/safetensors.hpp>
 
 #include "bert_tiny.hpp"
+#include "generated_targets.hpp"
 #include "support/compare.hpp"
 #include "support/temp_path.hpp"
 
@@ -44,7 +43,7 @@ TEST(GeneratedBert, PoolerOutputFromConfigJsonOnEveryTarget) {
     const golden_case c;
     const ctformer::host_tensor<float>& want = c.tensors.at("pooler_output");
     int targets = 0;
-    for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    for (const std::int64_t target : test::generated_model_targets()) {
         hwy::SetSupportedTargetsForTest(target);
         const std::string name = hwy::TargetName(target);
         bert_tiny model;
@@ -59,6 +58,8 @@ TEST(GeneratedBert, PoolerOutputFromConfigJsonOnEveryTarget) {
     }
     hwy::SetSupportedTargetsForTest(0);
     EXPECT_GE(targets, 2) << "a SIMD target and the portable one, at least";
+    EXPECT_EQ(bert_tiny().target(), hwy::TargetName(test::generated_model_targets().front()))
+        << "a generated model runs the best target it compiles for this CPU (AVX3's code on an AVX3_DL CPU)";
 }
 
 TEST(GeneratedBert, BindsAHuggingFaceDirectory) {

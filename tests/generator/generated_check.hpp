@@ -1,4 +1,4 @@
-// A generated model against ctformer::compile on the same graph, on every Highway target compiled in
+// A generated model against ctformer::compile on the same graph, on every Highway target it compiles
 // (each chosen in turn with hwy::SetSupportedTargetsForTest). The tests are built for the static
 // target of CTFORMER_ARCH_FLAGS (AVX2 by default), so ctformer::compile here is SIMD code, and the
 // generated model's run on that target must give the same bits.
@@ -6,12 +6,11 @@
 
 #include <gtest/gtest.h>
 
-#include <hwy/targets.h>
-
 #include <ctformer/compile.hpp>
 #include <ctformer/reference/evaluate.hpp>
 #include <ctformer/reference/random_inputs.hpp>
 
+#include "generated_targets.hpp"
 #include "support/compare.hpp"
 
 namespace test {
@@ -28,7 +27,7 @@ void expect_generated_matches_compile(const Graph& graph, ctf::tensor_map inputs
     const ctf::host_tensor<float> want = compiled.run(inputs, {.threads = 1});
     const ctf::host_tensor<double> reference = ctf::reference::evaluate(graph, inputs);
     bool static_target_ran = false;
-    for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    for (const std::int64_t target : generated_model_targets()) {
         hwy::SetSupportedTargetsForTest(target);
         const std::string name = hwy::TargetName(target);
         const Generated model;

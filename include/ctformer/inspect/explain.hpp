@@ -1,7 +1,8 @@
-// explain(graph, program, extents, target): the tree as declared, after each fusion pass (by name),
-// and the program that runs (plan/program.hpp), as a table: each step's kernel, shape, the slots it
-// reads and writes, MFLOP and scratch, a repeat's body once under its label; then the total work and
-// the peak activation memory of a run of that batch. A pass that found nothing to fuse says so.
+// explain(graph, program, extents, target): the tree as declared and after each fusion pass, by name
+// (pass_trace), and the program that runs (plan/program.hpp) as a table (plan_text): each step's
+// kernel, shape, the slots it reads and writes, MFLOP and scratch, a repeat's body once under its
+// label; then the total work and the peak activation memory of a run of that batch. A pass that
+// found nothing to fuse says so.
 #pragma once
 
 #include <algorithm>
@@ -91,12 +92,25 @@ inline std::string plan_table(const plan::program& p, const plan::extent_values&
 }
 
 
+// The tree as declared and after each pass. Printing a dozen trees costs a translation unit about
+// what one target's kernels do (BERT-base: 4-5 s): a generated model compiles it once, not in each
+// of its halves (generator/model_targets.cpp).
+template <operand G>
+std::string pass_trace(const G& g) {
+    std::string text = "== declared ==\n" + to_string(g);
+    detail::trace_passes<0>(g, text);
+    return text;
+}
+
+// The plan of `target`'s program under its heading.
+inline std::string plan_text(const plan::program& p, const plan::extent_values& at, std::string_view target) {
+    return "== plan (" + std::string(target) + ") ==\n" + plan_table(p, at);
+}
+
 // The tree before and after each pass, then the plan of `target`'s program.
 template <operand G>
 std::string explain(const G& g, const plan::program& p, const plan::extent_values& at, std::string_view target) {
-    std::string text = "== declared ==\n" + to_string(g);
-    detail::trace_passes<0>(g, text);
-    return text + "== plan (" + std::string(target) + ") ==\n" + plan_table(p, at);
+    return pass_trace(g) + plan_text(p, at, target);
 }
 
 }  // namespace ctformer

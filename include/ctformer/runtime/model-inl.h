@@ -247,11 +247,13 @@ model<Graph> compile(Graph g) {
 }
 
 // A compiled model behind the plain interface of runtime/any_model.hpp, which ctformer-run and
-// generated models hold: make_any_model(graph) is compile(graph), its type forgotten.
+// generated models hold: make_any_model(graph) is compile(graph), its type forgotten. Its explain()
+// prints the pass trace with `trace`: a generated model's is compiled once for all its targets.
 template <operand Graph>
 class any_model_of final : public any_model {
 public:
-    explicit any_model_of(model<Graph> m) : model_(std::move(m)) {}
+    using trace_function = std::string (*)(const Graph&);
+    any_model_of(model<Graph> m, trace_function trace) : model_(std::move(m)), trace_(trace) {}
 
     void bind(const tensor_map& weights, const bind_options& options) override { model_.bind(weights, options); }
     void run(const tensor_map& inputs, const id_map& ids, host_tensor<float>& output, const run_options& options) const override {
@@ -262,7 +264,9 @@ public:
         return std::make_unique<typename model<Graph>::run_steps>(model_, inputs, ids, output, options);
     }
     const plan::program& program() const override { return model_.program(); }
-    std::string explain(const extent_values& at) const override { return model_.explain(at); }
+    std::string explain(const extent_values& at) const override {
+        return trace_(model_.graph()) + plan_text(model_.program(), at, target());
+    }
     std::string profile(const std::vector<step_record>& records, const extent_values& at, int threads) const override {
         return model_.profile(records, at, threads);
     }
@@ -271,11 +275,12 @@ public:
 
 private:
     model<Graph> model_;
+    trace_function trace_;
 };
 
 template <operand Graph>
-std::unique_ptr<any_model> make_any_model(Graph g) {
-    return std::make_unique<any_model_of<Graph>>(model<Graph>(std::move(g)));
+std::unique_ptr<any_model> make_any_model(Graph g, typename any_model_of<Graph>::trace_function trace = &ctformer::pass_trace<Graph>) {
+    return std::make_unique<any_model_of<Graph>>(model<Graph>(std::move(g)), trace);
 }
 
 }  // namespace ctformer::runtime::HWY_NAMESPACE
