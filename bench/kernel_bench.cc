@@ -39,7 +39,8 @@ BENCHMARK(gemm<512, 2048>)->Name("ctformer/gemm/M1024_N512_K2048/threads:1");
 // S3's (BERT-base, 512 tokens): the Q/K/V projection, FFN1 and FFN2.
 BENCHMARK(gemm<2304, 768, 512>)->Name("ctformer/gemm/M512_N2304_K768/threads:1");
 BENCHMARK(gemm<3072, 768, 512>)->Name("ctformer/gemm/M512_N3072_K768/threads:1");
-// FFN1 with BERT's gelu, the costliest epilogue, applied by each tile to its values of C in L1.
+// FFN1 with BERT's gelu, the costliest epilogue, applied to a panel's rows of C after their last K
+// block (finish_panel).
 BENCHMARK(gemm<3072, 768, 512, ctformer::kernels::weight_format::fp32, ctformer::activation::gelu>)
     ->Name("ctformer/gemm_gelu/M512_N3072_K768/threads:1");
 BENCHMARK(gemm<3072, 768, 1, ctformer::kernels::weight_format::fp32, ctformer::activation::gelu>)

@@ -5,9 +5,9 @@
 // lives in registers; A is packed too, per block of rows and K steps (BLIS's order: gemm_panels).
 // N need not divide the panel width: the last panel is zero-padded and stored partially. N and K
 // are the packed weight's: one kernel per tile height and format, not per shape (as fast as
-// compile-time N and K, and each model compiles fewer copies), nor per epilogue, which a tile applies
-// to its rows of C after the last K block (finish_rows). Rows (m, e.g. batch · sequence) are a
-// run-time count.
+// compile-time N and K, and each model compiles fewer copies), nor per epilogue, which is applied
+// to a panel's rows of C after their last K block (finish_panel). Rows (m, e.g. batch · sequence)
+// are a run-time count.
 
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_KERNELS_GEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
