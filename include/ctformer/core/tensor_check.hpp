@@ -54,8 +54,9 @@ struct extents_seen {
         const auto add = [&](const std::string& name, const std::optional<std::size_t>& v) {
             if (!v) return;
             known += known.empty() ? " with " : ", ";
-            known += name;
-            known += "=" + std::to_string(*v);
+            known += name;  // appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "=" + ...
+            known += '=';
+            known += std::to_string(*v);
         };
         for (std::size_t i = 0; i < extents.size(); ++i) {
             if (std::find(extents.begin(), extents.begin() + i, extents[i]) != extents.begin() + i) continue;
