@@ -1,4 +1,4 @@
-# find_package(ctformer CONFIG REQUIRED): the header-only ctformer::ctformer target, the generator
+# find_package(ctformer CONFIG REQUIRED): the ctformer::ctformer library (headers and run time), the generator
 # (ctformer::gen) and ctformer_add_model().
 include(CMakeFindDependencyMacro)
 find_dependency(Boost 1.74 CONFIG)

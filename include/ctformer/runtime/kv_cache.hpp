@@ -3,7 +3,8 @@
 // decoding run (run_options::cache) appends its tokens' keys and values at position(), then
 // advances it; one past the capacity is a cache_full error. Steps that read nothing of the decoded
 // positions (cross-attention's K and V projections of an encoder's memory) run once, in the
-// prompt's run: their values are kept here for the steps after it.
+// prompt's run: their values are kept here for the steps after it. Compiled once, in the ctformer
+// library (src/runtime/kv_cache.cpp).
 #pragma once
 
 #include <algorithm>
@@ -22,14 +23,7 @@ namespace ctformer::runtime {
 
 class kv_cache {
 public:
-    kv_cache(const plan::program& p, std::size_t batch) : layout_(p, batch) {
-        find_steps_run_once(p);
-        const std::size_t floats = layout_.floats();
-        memory_ = hwy::AllocateAligned<float>(std::max<std::size_t>(floats, 1));
-        if (!memory_) throw out_of_memory("the KV cache", floats * sizeof(float));
-        advise_huge_pages(memory_.get(), floats * sizeof(float));
-        std::fill_n(memory_.get(), std::max<std::size_t>(floats, 1), 0.0f);
-    }
+    kv_cache(const plan::program& p, std::size_t batch);
 
     const plan::cache_layout& layout() const { return layout_; }
     std::size_t batch() const { return layout_.batch(); }
@@ -51,18 +45,7 @@ public:
 
     // Before a run of `at`: the prompt's sizes the memory of the values kept; a later step's inputs
     // must have the prompt's other lengths (the memory it was computed from).
-    void prepare(const plan::program& p, const plan::extent_values& at) {
-        if (position_ == 0) {
-            prompt_ = at;
-            for (std::size_t k = 0; k < p.steps.size(); ++k)
-                if (once_[k]) kept_[k].resize(p.slots[p.steps[k].writes].elements(at) * layout_.repeats(k));
-            return;
-        }
-        for (std::size_t v = 0; v < max_lengths; ++v)
-            if (static_cast<int>(v) != length_variable(stream()) && at.lengths[v] != prompt_.lengths[v])
-                throw invalid_option("a length of a decoding step's inputs", std::to_string(at.lengths[v]),
-                                     std::to_string(prompt_.lengths[v]) + ", the prompt's (the memory its keys and values were made of)");
-    }
+    void prepare(const plan::program& p, const plan::extent_values& at);
 
     // Where step k (one that runs once) keeps its value in `iteration`, from sequence `first` on.
     float* kept(std::size_t k, int iteration, std::size_t first) {
@@ -81,25 +64,7 @@ private:
     // A step runs once when nothing it reads (transitively) runs along the decoded positions: not
     // an input of that length or token ids, not a repeat's carried value, and its own value of no
     // such length (a position table's rows).
-    void find_steps_run_once(const plan::program& p) {
-        std::vector<bool> streamed(p.slots.size());
-        const auto along_stream = [&](const plan::slot& v) {
-            return std::find(v.extents.begin(), v.extents.end(), stream()) != v.extents.end();
-        };
-        for (plan::slot_id s = 0; s < p.slots.size(); ++s) {
-            const plan::slot& v = p.slots[s];
-            streamed[s] = v.kind == plan::slot_kind::carried || v.kind == plan::slot_kind::result ||
-                          (v.kind == plan::slot_kind::input && (along_stream(v) || v.element == dtype::i32));
-        }
-        for (const plan::repeat_block& r : p.repeats) streamed[r.value] = streamed[r.spare] = true;
-        for (const plan::step& s : p.steps) {
-            bool reads_stream = along_stream(p.slots[s.writes]);
-            for (const plan::operand_slot& o : s.reads) reads_stream = reads_stream || streamed[o.slot];
-            streamed[s.writes] = streamed[s.writes] || reads_stream;
-            once_.push_back(!reads_stream);
-        }
-        kept_.resize(p.steps.size());
-    }
+    void find_steps_run_once(const plan::program& p);
 
     plan::cache_layout layout_;
     std::size_t position_ = 0;
@@ -108,11 +73,7 @@ private:
     struct values {
         hwy::AlignedFreeUniquePtr<float[]> data;
         std::size_t floats = 0;
-        void resize(std::size_t n) {
-            if (n > floats || !data) data = hwy::AllocateAligned<float>(std::max<std::size_t>(n, 1));
-            if (!data) throw out_of_memory("the values a decoding keeps", n * sizeof(float));
-            floats = n;
-        }
+        void resize(std::size_t n);
     };
     std::vector<values> kept_;                          // per step run once: its values, every iteration
     plan::extent_values prompt_;                        // the prompt's run's extents

@@ -1,16 +1,15 @@
 // The weights a compiled model holds, bound by name from a tensor_map: for every weight slot of the
 // program its values (once per iteration of its repeat, under "layers.{i}."), checked against the
 // declared shape and copied; for every GEMM step its W (stacked, for fuse_qkv's concat) and bias,
-// packed for the program's target.
+// packed for the program's target. Compiled once, in the ctformer library (src/runtime/weights.cpp).
 #pragma once
 
-#include <optional>
-#include <set>
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../plan/program.hpp"
-#include "pytorch_names.hpp"
 #include "run_options.hpp"
 #include "../core/tensor_check.hpp"
 
@@ -20,36 +19,10 @@ class bound_weights {
 public:
     // Every name first: all the missing ones (and, strictly, the unexpected ones) are reported
     // together, by the file's names; then the shapes, and the packing.
-    void bind(const plan::program& p, const tensor_map& given, const bind_options& options) {
-        check_names(p, given, options.strict);
-        std::vector<std::vector<std::vector<float>>> plain(p.slots.size());
-        for (plan::slot_id s = 0; s < p.slots.size(); ++s)
-            if (p.slots[s].kind == plan::slot_kind::weight)
-                for (int i = 0; i < iterations(p, p.slots[s].repeat); ++i)
-                    plain[s].push_back(checked(given, prefix(p, p.slots[s].repeat, i) + p.slots[s].name, p.slots[s].extents).data);
-        std::vector<std::vector<kernels::packed_weight>> packed(p.steps.size());
-        for (std::size_t k = 0; k < p.steps.size(); ++k)
-            if (!p.steps[k].packed.empty())
-                for (int i = 0; i < iterations(p, p.steps[k].repeat); ++i) packed[k].push_back(pack(p, k, i, given, options.gemm_weights));
-        plain_ = std::move(plain);
-        packed_ = std::move(packed);
-        format_ = options.gemm_weights;
-        bound_ = true;
-    }
+    void bind(const plan::program& p, const tensor_map& given, const bind_options& options);
 
     // Every weight the program reads, by the name it is bound by, with its declared extents.
-    static std::vector<std::pair<std::string, std::vector<int>>> weights_read(const plan::program& p) {
-        std::vector<std::pair<std::string, std::vector<int>>> names;
-        for (const plan::slot& s : p.slots)
-            if (s.kind == plan::slot_kind::weight)
-                for (int i = 0; i < iterations(p, s.repeat); ++i) names.emplace_back(prefix(p, s.repeat, i) + s.name, s.extents);
-        for (const plan::step& s : p.steps)
-            for (const plan::packed_use& use : s.packed)
-                for (int i = 0; i < iterations(p, s.repeat); ++i)
-                    for (std::size_t part = 0; part < use.parts.size(); ++part)
-                        names.emplace_back(prefix(p, s.repeat, i) + use.parts[part], use.part_extents[part]);
-        return names;
-    }
+    static std::vector<std::pair<std::string, std::vector<int>>> weights_read(const plan::program& p);
 
     bool bound() const { return bound_; }
     kernels::weight_format gemm_weights() const { return format_; }
@@ -60,66 +33,6 @@ public:
     }
 
 private:
-    static int iterations(const plan::program& p, int repeat) { return repeat < 0 ? 1 : p.repeats[repeat].count; }
-    static std::string prefix(const plan::program& p, int repeat, int iteration) {
-        return repeat < 0 ? "" : p.repeats[repeat].prefix_of(iteration);
-    }
-
-    // PyTorch's load_state_dict error: every missing name with its shape, and, strictly, every given
-    // name the model does not read; q/k/v projections as the in_proj_* the file holds.
-    static void check_names(const plan::program& p, const tensor_map& given, bool strict) {
-        const std::vector<std::pair<std::string, std::vector<int>>> read = weights_read(p);
-        std::set<std::string> known;
-        std::vector<std::pair<std::string, std::vector<int>>> missing, unexpected;
-        for (const auto& [name, extents] : read) {
-            known.insert(name);
-            if (!given.contains(name)) missing.emplace_back(name, extents);
-        }
-        for (const plan::slot& s : p.slots)
-            if (s.kind == plan::slot_kind::input) known.insert(s.name);
-        for (const auto& [name, t] : given)
-            if (!known.contains(name)) unexpected.emplace_back(name, std::vector<int>(t.dims.begin(), t.dims.end()));
-        std::vector<std::string> extra;
-        for (const auto& [name, extents] : as_pytorch_names(unexpected)) extra.push_back(name);
-        if (!missing.empty()) {
-            const auto shown = as_pytorch_names(missing);
-            std::string more;
-            for (std::size_t i = 1; i < shown.size(); ++i)
-                more += (i == 1 ? "; also missing: " : ", ") + shown[i].first + " " + extents_text(shown[i].second);
-            if (strict && !extra.empty()) more += "; not read by the model: " + unexpected_tensor::joined(extra);
-            throw missing_tensor(shown[0].first, extents_text(shown[0].second), more);
-        }
-        if (strict && !extra.empty()) throw unexpected_tensor(extra);
-    }
-
-    static const host_tensor<float>& checked(const tensor_map& given, const std::string& name, const std::vector<int>& extents) {
-        extents_seen none;  // weights have static extents
-        return checked_tensor(given, name, extents, none);
-    }
-
-    // Step k's W (its parts stacked along the first axis) and bias, for iteration i, packed.
-    static kernels::packed_weight pack(const plan::program& p, std::size_t k, int i, const tensor_map& given,
-                                       kernels::weight_format format) {
-        const plan::step& s = p.steps[k];
-        std::vector<std::vector<float>> joined;
-        for (const plan::packed_use& use : s.packed) {
-            std::vector<float>& values = joined.emplace_back();
-            for (std::size_t part = 0; part < use.parts.size(); ++part) {
-                const host_tensor<float>& t = checked(given, prefix(p, s.repeat, i) + use.parts[part], use.part_extents[part]);
-                if (use.part_transposed[part]) append_transposed(t, values);
-                else values.insert(values.end(), t.data.begin(), t.data.end());
-            }
-        }
-        return s.pack(joined[0].data(), joined.size() > 1 ? joined[1].data() : nullptr, format);
-    }
-
-    // A matrix [rows, cols] appended as [cols, rows].
-    static void append_transposed(const host_tensor<float>& t, std::vector<float>& values) {
-        const std::size_t rows = t.dims[0], cols = t.dims[1];
-        for (std::size_t c = 0; c < cols; ++c)
-            for (std::size_t r = 0; r < rows; ++r) values.push_back(t.data[r * cols + c]);
-    }
-
     std::vector<std::vector<std::vector<float>>> plain_;        // per slot, per iteration
     std::vector<std::vector<kernels::packed_weight>> packed_;  // per step, per iteration
     kernels::weight_format format_ = kernels::weight_format::fp32;
