@@ -1,4 +1,4 @@
-// Row kernels (residual LayerNorm, softmax, L2 normalisation, the pooling's weighted mean) against
+// Row kernels (residual LayerNorm, RMSNorm, softmax, L2 normalisation, the pooling's weighted mean) against
 // the reference evaluator on every Highway target compiled in, for widths with and without a partial
 // last vector, rows 1 and 37, masked rows, logits near ±90, and LayerNorm and L2 norms of values up
 // to 3e37. Tolerance: normalised rows and probabilities are O(1); fp32 against the double
@@ -76,6 +76,42 @@ void TestLayerNormOfHugeValues() {
 }
 
 template <std::size_t N>
+void check_rms_norm(std::size_t rows, float magnitude = 1.0f) {
+    auto x = input<"x", batch, int(N)>();
+    auto g = weight<"g", int(N)>();
+    tensor_map in = reference::random_inputs(rms_norm(x, g, 1e-5), rows, 37);
+    for (float& v : in.at("x").data) v *= magnitude;
+    std::vector<float> got(rows * N);
+    kt::rms_norm<N>(rows, in.at("x").data.data(), in.at("g").data.data(), 1e-5f, got.data());
+    expect_close(got, reference::evaluate(rms_norm(x, g, 1e-5), in));
+}
+
+// Widths with and without a partial last vector; values whose squares overflow fp32 normalise as in
+// double precision; an infinity gives NaN in its place and zeros beside it, and a NaN a NaN row, as
+// PyTorch's x · rsqrt(mean(x²) + eps) does.
+void TestRmsNorm() {
+    for (std::size_t rows : {1, 37}) {
+        check_rms_norm<512>(rows);
+        check_rms_norm<13>(rows);
+        check_rms_norm<3>(rows);
+    }
+    for (float magnitude : {1e20f, 1e30f, 3e37f}) {
+        check_rms_norm<512>(3, magnitude);
+        check_rms_norm<13>(2, magnitude);
+    }
+    std::vector<float> row(13, 2.0f), gamma(13, 1.5f), out(13);
+    row[9] = std::numeric_limits<float>::infinity();
+    kt::rms_norm<13>(1, row.data(), gamma.data(), 1e-5f, out.data());
+    for (std::size_t i = 0; i < 13; ++i) {
+        if (i == 9) EXPECT_TRUE(std::isnan(out[i])) << out[i];
+        else EXPECT_EQ(out[i], 0.0f) << i;
+    }
+    row[9] = std::numeric_limits<float>::quiet_NaN();
+    kt::rms_norm<13>(1, row.data(), gamma.data(), 1e-5f, out.data());
+    for (float v : out) EXPECT_TRUE(std::isnan(v)) << v;
+}
+
+template <std::size_t N>
 void check_softmax(std::size_t rows, float logit_scale, std::size_t masked_row = ~std::size_t{0}) {
     auto x = input<"x", batch, int(N)>();
     tensor_map in = reference::random_inputs(x + x, rows, 32);
@@ -148,6 +184,7 @@ namespace ctformer::tests {
 HWY_BEFORE_TEST(RowKernels);
 HWY_EXPORT_AND_TEST_P(RowKernels, TestResidualLayerNorm);
 HWY_EXPORT_AND_TEST_P(RowKernels, TestLayerNormOfHugeValues);
+HWY_EXPORT_AND_TEST_P(RowKernels, TestRmsNorm);
 HWY_EXPORT_AND_TEST_P(RowKernels, TestSoftmax);
 HWY_EXPORT_AND_TEST_P(RowKernels, TestL2Normalize);
 HWY_EXPORT_AND_TEST_P(RowKernels, TestWeightedMean);

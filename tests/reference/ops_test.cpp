@@ -191,6 +191,16 @@ TEST(LayerNorm, AppliesGammaAndBetaPerColumn) {
                   {-1.3416354200, 0.1055763866, 0.2236059033, 0.6583645800});
 }
 
+TEST(RmsNorm, DividesEachRowByItsRootMeanSquareThenAppliesGamma) {
+    auto x = ctf::input<"x", 2, 2>();
+    auto g = ctf::weight<"gamma", 2>();
+    ctf::tensor_map in{{"x", tensor({2, 2}, {3, 4, -1, 1})}, {"gamma", tensor({2}, {2, -0.5f})}};
+    // row 0: mean square (9 + 16)/2 = 12.5, √(12.5 + 1e-6) = 3.5355340474: 3/… · 2, 4/… · -0.5
+    // row 1: mean square 1, √(1 + 1e-6): ±0.9999995000 · gamma; no mean is taken away
+    expect_tensor(ctf::reference::evaluate(ctf::rms_norm(x, g), in), {2, 2},
+                  {1.6970562070, -0.5656854023, -1.9999990000, -0.4999997500});
+}
+
 TEST(Linear, MultipliesByTheTransposedWeight) {
     auto x = ctf::input<"x", 2, 3>();
     auto w = ctf::weight<"W", 2, 3>();  // [out, in]

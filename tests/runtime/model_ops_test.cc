@@ -2,8 +2,8 @@
 // every length up to the maximum; ids out of the vocabulary refused. BERT's embeddings as their one
 // embedding_layer_norm step, token types given and not.
 // Operations that no pass fuses, each on its own kernel, against the reference evaluator on every
-// Highway target compiled in: scale and the activations outside a GEMM (widths that leave a partial
-// vector), a matmul of two activations with a transposed operand, and the head views (split,
+// Highway target compiled in: scale, the activations outside a GEMM and RMSNorm (widths that leave a
+// partial vector), a matmul of two activations with a transposed operand, and the head views (split,
 // expand, merge, transpose of a split) as copies; rank-3 batched operands, whose extent before the
 // matrix is the batch. The plans hold no other kind of step. Every mask kind on written-out scores,
 // with softmax, at every pair of lengths: model_lengths_test.cc.
@@ -40,6 +40,13 @@ void check(const Graph& graph, std::initializer_list<std::string_view> kernels) 
 void TestScaleAndActivations() {
     auto x = input<"x", batch, 7, 13>();
     check(relu(x) + gelu(scale(x, 2.5)) + gelu_tanh(scale(x, -3.0)), {"relu", "gelu", "gelu_tanh", "scale", "add"});
+}
+
+void TestRmsNorm() {
+    auto x = input<"x", batch, 7, 13>();
+    check(rms_norm(x + input<"y", batch, 7, 13>(), weight<"norm.weight", 13>(), 1e-5), {"add", "rms_norm"});
+    auto wide = input<"wide", batch, 3, 40>();
+    check(rms_norm(wide, weight<"norm.weight", 40>()), {"rms_norm"});
 }
 
 void TestHeadViews() {
@@ -167,6 +174,7 @@ HWY_AFTER_NAMESPACE();
 namespace ctformer::tests {
 HWY_BEFORE_TEST(StandaloneOperations);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestScaleAndActivations);
+HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestRmsNorm);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestHeadViews);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestEmbeddings);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestBertEmbeddings);

@@ -1,6 +1,8 @@
 // Row-wise kernels over the last axis of width N (per-target code, like gemm-inl.h):
 //   residual_layer_norm: out = (s - mean) / sqrt(var + eps) · gamma + beta, s = x + residual, over
 //                        the sum kept in out; right for values up to fp32's largest, NaN for inf;
+//   rms_norm:            out = x / sqrt(mean(x²) + eps) · gamma, an infinity giving NaN in its place
+//                        and zeros beside it, as PyTorch does;
 //   softmax:             out = exp(x - max) / Σ exp(x - max); a row of -inf (all masked) gives zeros;
 //   l2_normalize:        out = x / max(‖x‖₂, least), in units of the row's largest magnitude when
 //                        that is large (no square overflows);
@@ -92,6 +94,36 @@ void residual_layer_norm(std::size_t rows, const float* x, const float* residual
             hn::StoreU(hn::MulAdd(normed, hn::LoadU(d, gamma + i), hn::LoadU(d, beta + i)), d, o + i);
         }
         for (std::size_t i = vector_end; i < N; ++i) o[i] = (o[i] * unit - mean) * inv * gamma[i] + beta[i];
+    }
+}
+
+// out[r] = x[r] / √(mean(x[r]²) + eps) · gamma for rows r, the squares taken in units of the row's
+// largest magnitude when that is large. An infinity makes the mean square infinite, so the row is
+// x · 0: NaN in the infinity's place, zeros elsewhere; a NaN makes it NaN (both as PyTorch).
+template <std::size_t N>
+void rms_norm(std::size_t rows, const float* x, const float* gamma, float eps, float* out) {
+    const hn::ScalableTag<float> d;
+    const std::size_t lanes = hn::Lanes(d), vector_end = N - N % lanes;
+    for (std::size_t r = 0; r < rows; ++r) {
+        const float* xr = x + r * N;
+        float* o = out + r * N;
+        auto largest = hn::Zero(d);
+        for (std::size_t i = 0; i < vector_end; i += lanes) largest = hn::Max(largest, hn::Abs(hn::LoadU(d, xr + i)));
+        float big = hn::GetLane(hn::MaxOfLanes(d, largest));
+        for (std::size_t i = vector_end; i < N; ++i) big = std::max(big, std::abs(xr[i]));
+        const float unit = std::isfinite(big) && big > kLargestUnscaled ? 1.0f / big : 1.0f;
+        const auto u = hn::Set(d, unit);
+        const float mean_square = row_sum(N,
+                                          [&](std::size_t j) {
+                                              const auto s = hn::Mul(hn::LoadU(d, xr + j), u);
+                                              return hn::Mul(s, s);
+                                          },
+                                          [&](std::size_t j) { return xr[j] * unit * (xr[j] * unit); }) / N;
+        const float scale = unit / std::sqrt(mean_square + eps * unit * unit);
+        const auto scale_v = hn::Set(d, scale);
+        for (std::size_t i = 0; i < vector_end; i += lanes)
+            hn::StoreU(hn::Mul(hn::Mul(hn::LoadU(d, xr + i), scale_v), hn::LoadU(d, gamma + i)), d, o + i);
+        for (std::size_t i = vector_end; i < N; ++i) o[i] = xr[i] * scale * gamma[i];
     }
 }
 

@@ -183,7 +183,18 @@ inline value apply(layer_norm_op op, const dims_t& out, const value& x, const va
     return y;
 }
 
-// [..., L, H·D] -> [..., H, L, D]: Y[o, h, l, d] = X[o, l, h·D + d]
+// Over the last axis: x / sqrt(mean(x²) + eps) · gamma.
+inline value apply(rms_norm_op op, const dims_t& out, const value& x, const value& gamma) {
+    const std::size_t n = extent(x.dims);
+    value y(out);
+    for (std::size_t row = 0; row < x.size(); row += n) {
+        double mean_square = 0;
+        for (std::size_t j = 0; j < n; ++j) mean_square += x[row + j] * x[row + j] / n;
+        for (std::size_t j = 0; j < n; ++j) y[row + j] = x[row + j] / std::sqrt(mean_square + op.eps) * gamma[j];
+    }
+    return y;
+}
+
 // y = x / max(‖x‖₂, 1e-12) over the last axis.
 inline value apply(l2_normalize_op op, const dims_t& out, const value& x) {
     const std::size_t n = extent(x.dims);
@@ -215,6 +226,7 @@ value apply(pool_op<Kind>, const dims_t& out, const value& x, const Mask&... mas
     return y;
 }
 
+// [..., L, H·D] -> [..., H, L, D]: Y[o, h, l, d] = X[o, l, h·D + d]
 inline value apply(split_heads_op, const dims_t& out, const value& x) {
     const std::size_t heads = extent(out, 2), len = extent(out, 1), d = extent(out);
     value y(out);

@@ -61,6 +61,7 @@ template <class Mask> struct CTF_BOOLEAN_MASK_MUST_HAVE_BOOLEAN_ELEMENTS;
 template <class Mask> struct CTF_ADDITIVE_MASK_MUST_HAVE_FLOAT_ELEMENTS;
 template <class Scores> struct CTF_CAUSAL_MASK_NEEDS_RANK_2_OR_MORE;
 template <class Input, class Gamma, class Beta> struct CTF_LAYER_NORM_PARAMS_DO_NOT_FIT_INPUT;
+template <class Input, class Gamma> struct CTF_RMS_NORM_GAIN_DOES_NOT_FIT_INPUT;
 template <class Input, class Heads> struct CTF_HEADS_DO_NOT_DIVIDE_WIDTH;
 template <class Input> struct CTF_MERGE_HEADS_NEEDS_RANK_3_OR_MORE;
 template <class Input, class Heads> struct CTF_EXPANDED_HEADS_NOT_A_MULTIPLE;

@@ -1,5 +1,6 @@
 // Norms over the last axis:
 //   layer_norm(x, γ, β, eps)  (x - mean) / sqrt(var + eps) · γ + β, var biased (as PyTorch)
+//   rms_norm(x, γ, eps)       x / sqrt(mean(x²) + eps) · γ, as LLaMA's RMSNorm (eps 1e-6 as its default)
 //   l2_normalize(x)           x / max(‖x‖₂, 1e-12), as torch.nn.functional.normalize (sentence embeddings)
 #pragma once
 
@@ -33,6 +34,29 @@ auto layer_norm(X x, G gamma, B beta, double eps = 1e-5) {
     return combine([eps](auto v, auto g, auto b) {
         return make_node<shape_of_t<X>>(layer_norm_op{eps}, std::move(v), std::move(g), std::move(b));
     }, std::move(x), std::move(gamma), std::move(beta));
+}
+
+struct rms_norm_op {
+    static constexpr const char* name = "rms_norm";
+    double eps;
+    std::string detail() const { return "eps=" + number_text(eps); }
+};
+
+template <operand X, operand G>
+using rms_norm_error = first_failure_t<
+    check<shape_of_t<G>::rank == 1 && last(extents_of<G>) == last(extents_of<X>),
+          CTF_RMS_NORM_GAIN_DOES_NOT_FIT_INPUT<input_is<shape_of_t<X>>, gamma_is<shape_of_t<G>>>>,
+    outcome<no_ids_t<X, G>>, outcome<names_agree_t<X, G>>>;
+
+template <operand X, operand G, class Failure = rms_norm_error<X, G>>
+    requires has_error<Failure>
+Failure rms_norm(X, G, double eps = 1e-6);
+
+template <operand X, operand G>
+    requires no_error<rms_norm_error<X, G>>
+auto rms_norm(X x, G gamma, double eps = 1e-6) {
+    return combine([eps](auto v, auto g) { return make_node<shape_of_t<X>>(rms_norm_op{eps}, std::move(v), std::move(g)); },
+                   std::move(x), std::move(gamma));
 }
 
 struct l2_normalize_op {

@@ -1,6 +1,7 @@
 // The row steps (kernels/rows-inl.h has the loops), over the last axis of width N:
 //   layer_norm           (x - mean) / √(var + eps) · γ + β
 //   residual_layer_norm  the same of a + b, the sum formed in the same pass
+//   rms_norm             x / √(mean(x²) + eps) · γ
 //   softmax              exp(x - max) / Σ exp(x - max), a row of -inf giving zeros
 //   mask                 a mask no attention step took, on written-out scores [..., Lq, Lk]
 //   l2_normalize         x / max(‖x‖₂, 1e-12)
@@ -73,6 +74,33 @@ struct layer_norm_step {
         const float *x = a.read("x"), *r = a.read("residual"), *gamma = a.read("gamma"), *beta = a.read("beta");
         for_row_blocks(elements<shape_of_t<E>>(a.extents) / n, a.threads, [&](std::size_t first, std::size_t count) {
             kt::residual_layer_norm<n>(count, x + first * n, r ? r + first * n : nullptr, gamma, beta, eps, a.out + first * n);
+        });
+    }
+};
+
+template <class E>
+    requires is_op<E, rms_norm_op>
+struct rms_norm_step {
+    static constexpr std::size_t n = last(extents_of<E>);  // static (layer_norm.hpp checks γ's width)
+    static constexpr bool mixed_lengths = true;             // row by row
+
+    static std::string kernel() { return op_t<E>::name; }
+    static std::string detail(const E& e) { return op_of(e).detail(); }
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"x", l.value(child<0>(e))});
+        s.reads.push_back({"gamma", l.value(child<1>(e))});
+    }
+
+    static double flops(const extent_values& at) { return 4.0 * double(elements<shape_of_t<E>>(at)); }
+    static std::size_t scratch_bytes() { return 0; }
+
+    static void launch(const step& s, const launch_args& a) {
+        const float eps = static_cast<float>(op_of(*static_cast<const E*>(s.node)).eps);
+        const float *x = a.read("x"), *gamma = a.read("gamma");
+        for_row_blocks(elements<shape_of_t<E>>(a.extents) / n, a.threads, [&](std::size_t first, std::size_t count) {
+            kt::rms_norm<n>(count, x + first * n, gamma, eps, a.out + first * n);
         });
     }
 };
