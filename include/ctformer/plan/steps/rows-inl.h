@@ -47,11 +47,12 @@ void for_row_blocks(std::size_t rows, int threads, F f) {
     });
 }
 
-// layer_norm(x, γ, β) and residual_layer_norm(a, b, γ, β).
+// layer_norm(x, γ, β), residual_layer_norm(a, b, γ, β) and rms_norm(x, γ).
 template <class E>
-    requires is_op<E, layer_norm_op> || is_op<E, residual_layer_norm_op>
-struct layer_norm_step {
+    requires is_op<E, layer_norm_op> || is_op<E, residual_layer_norm_op> || is_op<E, rms_norm_op>
+struct norm_step {
     static constexpr bool residual = is_op<E, residual_layer_norm_op>;
+    static constexpr bool rms = is_op<E, rms_norm_op>;  // no mean taken away, no β
     static constexpr std::size_t n = last(extents_of<E>);  // d_model: static (layer_norm.hpp checks γ's width)
     static constexpr bool mixed_lengths = true;             // row by row
 
@@ -63,44 +64,18 @@ struct layer_norm_step {
         s.reads.push_back({"x", l.value(child<0>(e))});
         if constexpr (residual) s.reads.push_back({"residual", l.value(child<1>(e))});
         s.reads.push_back({"gamma", l.value(child<residual + 1>(e))});
-        s.reads.push_back({"beta", l.value(child<residual + 2>(e))});
+        if constexpr (!rms) s.reads.push_back({"beta", l.value(child<residual + 2>(e))});
     }
 
-    static double flops(const extent_values& at) { return 8.0 * double(elements<shape_of_t<E>>(at)); }
+    static double flops(const extent_values& at) { return (rms ? 4.0 : 8.0) * double(elements<shape_of_t<E>>(at)); }
     static std::size_t scratch_bytes() { return 0; }
 
     static void launch(const step& s, const launch_args& a) {
         const float eps = static_cast<float>(op_of(*static_cast<const E*>(s.node)).eps);
         const float *x = a.read("x"), *r = a.read("residual"), *gamma = a.read("gamma"), *beta = a.read("beta");
         for_row_blocks(elements<shape_of_t<E>>(a.extents) / n, a.threads, [&](std::size_t first, std::size_t count) {
-            kt::residual_layer_norm<n>(count, x + first * n, r ? r + first * n : nullptr, gamma, beta, eps, a.out + first * n);
-        });
-    }
-};
-
-template <class E>
-    requires is_op<E, rms_norm_op>
-struct rms_norm_step {
-    static constexpr std::size_t n = last(extents_of<E>);  // static (layer_norm.hpp checks γ's width)
-    static constexpr bool mixed_lengths = true;             // row by row
-
-    static std::string kernel() { return op_t<E>::name; }
-    static std::string detail(const E& e) { return op_of(e).detail(); }
-
-    template <class Lower>
-    static void lower(const E& e, Lower& l, step& s) {
-        s.reads.push_back({"x", l.value(child<0>(e))});
-        s.reads.push_back({"gamma", l.value(child<1>(e))});
-    }
-
-    static double flops(const extent_values& at) { return 4.0 * double(elements<shape_of_t<E>>(at)); }
-    static std::size_t scratch_bytes() { return 0; }
-
-    static void launch(const step& s, const launch_args& a) {
-        const float eps = static_cast<float>(op_of(*static_cast<const E*>(s.node)).eps);
-        const float *x = a.read("x"), *gamma = a.read("gamma");
-        for_row_blocks(elements<shape_of_t<E>>(a.extents) / n, a.threads, [&](std::size_t first, std::size_t count) {
-            kt::rms_norm<n>(count, x + first * n, gamma, eps, a.out + first * n);
+            if constexpr (rms) kt::rms_norm<n>(count, x + first * n, gamma, eps, a.out + first * n);
+            else kt::residual_layer_norm<n>(count, x + first * n, r ? r + first * n : nullptr, gamma, beta, eps, a.out + first * n);
         });
     }
 };
