@@ -33,7 +33,7 @@ TEST(CtformerGen, HelpDocumentsEveryParameter) {
     ctformer::fields::for_each(ctformer::gen::param_fields, [&](const auto& f) {
         EXPECT_NE(help.printed.find("\n  " + std::string(f.name) + "=" + ctformer::fields::values(f)), std::string::npos) << f.name;
     });
-    EXPECT_NE(help.printed.find("  act=relu|gelu|gelu_tanh|tanh|none feed-forward activation"), std::string::npos) << help.printed;
+    EXPECT_NE(help.printed.find("  act=relu|gelu|gelu_tanh|tanh|silu|none feed-forward activation"), std::string::npos) << help.printed;
     EXPECT_NE(help.printed.find("  norm=post|pre"), std::string::npos) << help.printed;
     EXPECT_NE(help.printed.find("(default 1e-05)"), std::string::npos) << help.printed;  // eps, from nn::config{}
 }
@@ -77,7 +77,7 @@ TEST(CtformerGen, EachBadParameterIsOneLine) {
         {"heads=8 kv_heads=3", "ctformer-gen: kv_heads=3 does not divide heads=8\n"},
         {"seq=0", "ctformer-gen: seq=0: expected a whole number from 1 to 65536\n"},
         {"d_ff=2k", "ctformer-gen: d_ff=2k: expected a whole number from 1 to 1048576\n"},
-        {"act=swish", "ctformer-gen: act=swish: expected one of relu, gelu, gelu_tanh, tanh, none\n"},
+        {"act=swish", "ctformer-gen: act=swish: expected one of relu, gelu, gelu_tanh, tanh, silu, none\n"},
         {"norm=first", "ctformer-gen: norm=first: expected one of post, pre\n"},
         {"eps=0", "ctformer-gen: eps=0: expected a number from 1e-30 to 1\n"},
         {"mask=yes", "ctformer-gen: mask=yes: expected one of none, causal, key_padding\n"},

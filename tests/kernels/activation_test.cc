@@ -1,7 +1,7 @@
 // The activations (kernels/activation-inl.h) on every Highway target compiled in, against their
 // formulas in double (reference/ops.hpp: std::erfc; ½x(1 + tanh u) as x·σ(2u), which is the same
 // without 1 + tanh u cancelling to 0 in the far negative tail; std::tanh checked where it does not
-// cancel, x > -3; std::tanh): a dense sweep of [-12, 12] (2^21 points, both ends included) through activate_values,
+// cancel, x > -3; std::tanh; x/(1 + e^-x)): a dense sweep of [-12, 12] (2^21 points, both ends included) through activate_values,
 // whose last values take the one-lane path. Relative error under 1e-6 + 1.5e-7·x²: the exponent's
 // fp32 rounding (of x²/2 in erfc's, of 2u in σ's) grows with x², so the far tail (|act(x)| < 1e-20
 // at x = -10) is good to about 1e-5, where PyTorch's own fp32 GELU returns 0; below 1e-30 the answer
@@ -61,6 +61,7 @@ void check_activation(const char* name) {
 void TestGelu() { check_activation<activation::gelu>("gelu"); }
 void TestGeluTanh() { check_activation<activation::gelu_tanh>("gelu_tanh"); }
 void TestTanh() { check_activation<activation::tanh>("tanh"); }
+void TestSilu() { check_activation<activation::silu>("silu"); }
 
 void TestRelu() {
     const std::vector<float> x = sweep();
@@ -78,6 +79,7 @@ HWY_BEFORE_TEST(ActivationKernel);
 HWY_EXPORT_AND_TEST_P(ActivationKernel, TestGelu);
 HWY_EXPORT_AND_TEST_P(ActivationKernel, TestGeluTanh);
 HWY_EXPORT_AND_TEST_P(ActivationKernel, TestTanh);
+HWY_EXPORT_AND_TEST_P(ActivationKernel, TestSilu);
 HWY_EXPORT_AND_TEST_P(ActivationKernel, TestRelu);
 }  // namespace ctformer::tests
 #endif

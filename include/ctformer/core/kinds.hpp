@@ -11,14 +11,15 @@ namespace ctformer {
 
 // What follows a linear layer: none, max(x, 0), x·Φ(x) = 0.5·x·(1 + erf(x/√2)) (PyTorch's gelu),
 // PyTorch's gelu(approximate='tanh'), 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (GPT-2, many BERTs),
-// or tanh (BERT's pooler).
-enum class activation { none, relu, gelu, gelu_tanh, tanh };
+// tanh (BERT's pooler), or x·σ(x) (SiLU, LLaMA's gated feed-forward).
+enum class activation { none, relu, gelu, gelu_tanh, tanh, silu };
 
 // Each activation by its name, as the DSL prints it and a parameter spells it (nn::config_fields).
-inline constexpr std::array<std::pair<std::string_view, activation>, 5> activations{{{"relu", activation::relu},
+inline constexpr std::array<std::pair<std::string_view, activation>, 6> activations{{{"relu", activation::relu},
                                                                                      {"gelu", activation::gelu},
                                                                                      {"gelu_tanh", activation::gelu_tanh},
                                                                                      {"tanh", activation::tanh},
+                                                                                     {"silu", activation::silu},
                                                                                      {"none", activation::none}}};
 
 constexpr const char* activation_name(activation act) {

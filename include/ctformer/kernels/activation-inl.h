@@ -8,7 +8,8 @@
 //              x·σ(2u), the logistic σ(z) taken as 1/(1 + e^-z) or e^z/(1 + e^z) by z's sign
 //   tanh       sign(x)·(1 - e)/(1 + e), e = e^-2|x|; for |x| < 1/4, where 1 - e cancels, its Taylor
 //              series to x⁹ (the next term is under 3e-9 of tanh x there)
-// All three use the softmax's exp of a non-positive argument (exp-inl.h). Errors against std::erf
+//   silu       x·σ(x), σ as gelu_tanh's
+// All four use the softmax's exp of a non-positive argument (exp-inl.h). Errors against std::erf
 // and std::tanh in double: tests/kernels/activation_test.cc.
 
 // Toggling include guard: this file is included once per target.
@@ -50,14 +51,24 @@ HWY_INLINE V gelu(D d, V x) {
     return hn::Mul(x, phi);
 }
 
+// The logistic σ(z) = 1/(1 + e^-z) for z ≥ 0, e^z/(1 + e^z) below: no overflow, no cancellation.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V logistic(D d, V z) {
+    const V e = exp_nonpositive(d, hn::Neg(hn::Abs(z)));  // e^-|z|
+    const V one = hn::Set(d, 1.0f);
+    return hn::Div(hn::IfThenElse(hn::Lt(z, hn::Zero(d)), e, one), hn::Add(one, e));
+}
+
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V gelu_tanh(D d, V x) {
     const V x3 = hn::Mul(hn::Mul(x, x), x);
     const V z = hn::Mul(hn::Set(d, 1.5957691216057308f), hn::MulAdd(x3, hn::Set(d, 0.044715f), x));  // 2u
-    const V e = exp_nonpositive(d, hn::Neg(hn::Abs(z)));                                              // e^-|z|
-    const V one = hn::Set(d, 1.0f);
-    const V sigma = hn::Div(hn::IfThenElse(hn::Lt(z, hn::Zero(d)), e, one), hn::Add(one, e));
-    return hn::Mul(x, sigma);
+    return hn::Mul(x, logistic(d, z));
+}
+
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V silu(D d, V x) {
+    return hn::Mul(x, logistic(d, x));
 }
 
 template <class D, class V = hn::Vec<D>>
@@ -79,6 +90,7 @@ HWY_INLINE V activate(D d, V x) {
     else if constexpr (Act == activation::gelu) return gelu(d, x);
     else if constexpr (Act == activation::gelu_tanh) return gelu_tanh(d, x);
     else if constexpr (Act == activation::tanh) return tanh(d, x);
+    else if constexpr (Act == activation::silu) return silu(d, x);
     else return x;
 }
 

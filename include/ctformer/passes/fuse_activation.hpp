@@ -1,4 +1,4 @@
-// fuse_activation:  act(gemm(x, W, b)) → gemm<act>(x, W, b), for relu, gelu and gelu_tanh
+// fuse_activation:  act(gemm(x, W, b)) → gemm<act>(x, W, b), for every activation
 // The activation is applied to the accumulators before they are stored.
 #pragma once
 

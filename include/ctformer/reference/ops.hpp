@@ -63,6 +63,12 @@ inline value apply(add_op, const dims_t& out, const value& a, const value& b) {
     return y;
 }
 
+inline value apply(multiply_op, const dims_t& out, const value& a, const value& b) {
+    value y(out);
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = a[i % a.size()] * b[i % b.size()];
+    return y;
+}
+
 // Y[..., l, :] = T[ids[..., l], :]; an id outside T's rows is a token_id_out_of_range error.
 inline value apply(embedding_op<false>, const dims_t& out, const value& table, const value& ids) {
     const std::size_t rows = table.dims[0], width = table.dims[1];
@@ -107,6 +113,7 @@ inline double activated(activation act, double v) {
         case activation::gelu_tanh:  // ½v(1 + tanh u) = v·σ(2u), which does not cancel to 0 for u ≪ 0
             return v / (1.0 + std::exp(-2.0 * std::sqrt(2.0 / pi) * (v + 0.044715 * v * v * v)));
         case activation::tanh: return std::tanh(v);
+        case activation::silu: return v / (1.0 + std::exp(-v));
         default: return v;
     }
 }

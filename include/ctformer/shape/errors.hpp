@@ -54,6 +54,7 @@ template <class Lhs, class Rhs> struct CTF_MATMUL_INNER_EXTENTS_DIFFER;
 template <class Lhs, class Rhs> struct CTF_MATMUL_BATCH_EXTENTS_DIFFER;
 template <class Input> struct CTF_TRANSPOSE_NEEDS_RANK_2_OR_MORE;
 template <class Lhs, class Rhs> struct CTF_ADD_SHAPES_DIFFER;
+template <class Lhs, class Rhs> struct CTF_MULTIPLY_SHAPES_DIFFER;
 template <class Input, class Weight> struct CTF_LINEAR_WEIGHT_DOES_NOT_FIT_INPUT;
 template <class Weight, class... Bias> struct CTF_LINEAR_BIAS_DOES_NOT_FIT_WEIGHT;
 template <class Scores, class Mask> struct CTF_MASK_DOES_NOT_FIT_SCORES;

@@ -1,7 +1,7 @@
 // Elementwise steps:
-//   add         a + b, the operand with fewer extents repeated (its extents are the trailing ones)
+//   add, multiply  a + b, a · b, the operand with fewer extents repeated (its extents are the trailing ones)
 //   scale       factor · x
-//   activation  relu, gelu or gelu_tanh of a value no GEMM epilogue took (kernels/activation-inl.h)
+//   activation  an activation (relu, gelu, silu, ...) of a value no GEMM epilogue took (kernels/activation-inl.h)
 //   copy        a value that is already in memory (an input, a weight) copied where the graph wants it:
 //               the result of a graph that returns its input, a binding of a leaf
 // Toggling include guard: this file is included once per target.
@@ -26,9 +26,11 @@ HWY_BEFORE_NAMESPACE();
 namespace ctformer::plan::HWY_NAMESPACE {
 namespace kt = ctformer::kernels::HWY_NAMESPACE;
 
+// a + b and a · b.
 template <class E>
-    requires is_op<E, add_op>
-struct add_step {
+    requires is_op<E, add_op> || is_op<E, multiply_op>
+struct binary_step {
+    static constexpr bool multiply = is_op<E, multiply_op>;
     // A packed batch's rows are tokens: operands of one shape add as they are, a row [D] to every
     // token, a [L, D] table (x + PE) by each token's position (in a decoding run, from
     // extents.position on).
@@ -36,8 +38,9 @@ struct add_step {
     static constexpr bool table = is_constant<child_t<E, 1>> && rank_of<child_t<E, 1>> == 2;
     static constexpr bool row = rank_of<child_t<E, 1>> == 1 && extents_of<child_t<E, 1>>[0] > 0;
     static constexpr bool mixed_lengths = same_shapes || table || row;
-    static std::string kernel() { return "add"; }
+    static std::string kernel() { return op_t<E>::name; }
     static std::string detail(const E&) { return ""; }
+    static float apply(float x, float y) { return multiply ? x * y : x + y; }
 
     template <class Lower>
     static void lower(const E& e, Lower& l, step& s) {
@@ -58,7 +61,7 @@ struct add_step {
         for (std::size_t base = 0; base < n; base += period) {
             const float* x = a.read("a") + base % na;
             const float* y = b + base % nb;
-            for (std::size_t j = 0; j < period; ++j) a.out[base + j] = x[j] + y[j];
+            for (std::size_t j = 0; j < period; ++j) a.out[base + j] = apply(x[j], y[j]);
         }
     }
 
@@ -67,7 +70,7 @@ struct add_step {
         constexpr std::size_t d = last(extents_of<E>);
         const float *x = a.read("a"), *table = a.read("b");
         for (std::size_t t = 0; t < positions.size(); ++t)
-            for (std::size_t j = 0; j < d; ++j) a.out[t * d + j] = x[t * d + j] + table[positions[t] * d + j];
+            for (std::size_t j = 0; j < d; ++j) a.out[t * d + j] = apply(x[t * d + j], table[positions[t] * d + j]);
     }
 };
 
@@ -97,7 +100,7 @@ struct scale_step : unary_step<E> {
     }
 };
 
-// relu, gelu or gelu_tanh of a value no GEMM epilogue took.
+// An activation of a value no GEMM epilogue took.
 template <class E>
     requires is_activation<E>
 struct activation_step : unary_step<E> {
