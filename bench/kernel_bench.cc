@@ -1,6 +1,6 @@
 // Kernel throughput, single thread, against the machine's FP32 FMA peak measured in the same run:
-// the GEMM at the projection shapes of issue 3 (1024 rows) and at S1's 20 rows, and the fused
-// attention core (one head, d_k = 64).
+// the GEMM at the projection shapes of issue 3 (1024 rows) and at S1's 20 rows, LLaMA's gated
+// gate/up GEMM, and the fused attention core (one head, d_k = 64).
 // Built for the compiler's static target:
 //   cmake -S . -B build-bench -DCTFORMER_BUILD_BENCH=ON -DCTFORMER_BUILD_TESTS=OFF
 //   cmake --build build-bench --target kernel_bench && build-bench/bench/kernel_bench
@@ -52,6 +52,42 @@ BENCHMARK(gemm<2048, 512, 1024, ctformer::kernels::weight_format::bf16>)->Name("
 // Decoding's GEMV: GPT-2's FFN1 for one token, W (9.4 MB fp32) from memory on every call.
 BENCHMARK(gemm<3072, 768, 1>)->Name("ctformer/gemm/M1_N3072_K768/threads:1");
 BENCHMARK(gemm<3072, 768, 1, ctformer::kernels::weight_format::bf16>)->Name("ctformer/gemm_bf16/M1_N3072_K768/threads:1");
+
+// LLaMA's gate and up projections at TinyLlama's widths (d_model 2048, d_ff 5632): one gated GEMM,
+// silu(gate) · up in its epilogue (kernels/gemm.hpp), against the two GEMMs (silu in the gate's
+// epilogue) and the product apart. Prefill's 512 tokens in fp32, and decoding's one token with bf16
+// weights (46 MB from memory a call: the counter "GB/s" is W's bytes read).
+template <std::size_t F, std::size_t K, std::size_t m, bool Fused, auto format = ctformer::kernels::weight_format::fp32>
+static void gate_up(benchmark::State& state) {
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> a(m * K), w(2 * F * K), out(m * F), gate(m * F), up(m * F);
+    for (auto* t : {&a, &w})
+        for (float& x : *t) x = uniform(rng);
+    const auto gated = kt::pack_gated_weight(F, K, w.data(), nullptr, format);
+    const auto gate_w = kt::pack_weight(F, K, w.data(), nullptr, format);
+    const auto up_w = kt::pack_weight(F, K, w.data() + F * K, nullptr, format);
+    std::vector<float> sums(m * gated.n);
+    for (auto _ : state) {
+        if constexpr (Fused) {
+            kt::gemm(m, a.data(), gated, sums.data(), {.act = ctformer::activation::silu, .gated_out = out.data()});
+        } else {
+            kt::gemm(m, a.data(), gate_w, gate.data(), {.act = ctformer::activation::silu});
+            kt::gemm(m, a.data(), up_w, up.data());
+            for (std::size_t i = 0; i < m * F; ++i) out[i] = gate[i] * up[i];
+        }
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.counters["GFLOP/s"] = gflops(4.0 * m * F * K);
+    if (m == 1) state.counters["GB/s"] = benchmark::Counter(2.0 * F * K * ctformer::kernels::element_bytes(format) / 1e9,
+                                                           benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(gate_up<5632, 2048, 512, true>)->Name("ctformer/gated_gemm/M512_F5632_K2048/threads:1");
+BENCHMARK(gate_up<5632, 2048, 512, false>)->Name("unfused/gated_gemm/M512_F5632_K2048/threads:1");
+BENCHMARK(gate_up<5632, 2048, 1, true, ctformer::kernels::weight_format::bf16>)
+    ->Name("ctformer/gated_gemm_bf16/M1_F5632_K2048/threads:1");
+BENCHMARK(gate_up<5632, 2048, 1, false, ctformer::kernels::weight_format::bf16>)
+    ->Name("unfused/gated_gemm_bf16/M1_F5632_K2048/threads:1");
 
 template <std::size_t L, ctformer::causality Causal>
 static void attention(benchmark::State& state) {

@@ -34,11 +34,7 @@ auto as_expression(X x, W w, B b, R r) {
         if constexpr (Epilogue::bias) return linear(x, w, b);
         else return linear(x, w);
     }();
-    auto activated = [&] {
-        if constexpr (Epilogue::act == activation::relu) return relu(product);
-        else if constexpr (Epilogue::act == activation::gelu) return gelu(product);
-        else return product;
-    }();
+    auto activated = activate<Epilogue::act>(product);
     if constexpr (Epilogue::residual) return activated + r;
     else return activated;
 }
@@ -110,6 +106,56 @@ void TestEpilogues() {
     check_rows<40, 33, epilogue<true, activation::gelu, false>>();
     check_rows<40, 33, epilogue<true, activation::none, true>>();
     check_rows<40, 33, epilogue<false, activation::relu, true>>();
+    check_rows<40, 33, epilogue<false, activation::silu, true>>();
+}
+
+// The gated GEMM, act(x·W_gateᵀ + b_g) · (x·W_upᵀ + b_u) + r, against the same in the DSL, packed from
+// [W_gate | W_up] as fuse_gated joins them. Gate and up have distinct values, so a swapped half or a
+// gate panel paired with the wrong up panel shows; C's scratch starts as NaN, so an output written
+// from a panel that was never computed shows too.
+template <std::size_t F, std::size_t K, class Epilogue>
+void check_gated(std::size_t m, k::weight_format format) {
+    auto x = input<"x", batch, int(K)>();
+    auto gate = weight<"gate", int(F), int(K)>();
+    auto up = weight<"up", int(F), int(K)>();
+    auto gate_bias = weight<"gate_bias", int(F)>();
+    auto up_bias = weight<"up_bias", int(F)>();
+    auto r = input<"r", batch, int(F)>();
+    const auto product = [&](auto w, auto b) {
+        if constexpr (Epilogue::bias) return linear(x, w, b);
+        else return linear(x, w);
+    };
+    auto gated = activate<Epilogue::act>(product(gate, gate_bias)) * product(up, up_bias);
+    auto expr = [&] {
+        if constexpr (Epilogue::residual) return gated + r;
+        else return gated;
+    }();
+    tensor_map in = reference::random_inputs(linear(x, gate, gate_bias) * linear(x, up, up_bias) + r, m);  // every operand
+    if (format == k::weight_format::bf16)
+        for (const char* name : {"gate", "up"}) in.at(name).data = as_bf16(in.at(name).data);
+    const auto want = reference::evaluate(expr, in);
+
+    const auto joined = [&](const char* first, const char* second) {
+        std::vector<float> both = in.at(first).data;
+        both.insert(both.end(), in.at(second).data.begin(), in.at(second).data.end());
+        return both;
+    };
+    const auto biases = joined("gate_bias", "up_bias");
+    const auto packed = kt::pack_gated_weight(F, K, joined("gate", "up").data(), Epilogue::bias ? biases.data() : nullptr, format);
+    std::vector<float> scratch(m * packed.n, std::numeric_limits<float>::quiet_NaN()), got(m * F, -12345.0f);
+    kt::gemm(m, in.at("x").data.data(), packed, scratch.data(),
+             {.act = Epilogue::act, .gated_out = got.data(), .residual = Epilogue::residual ? in.at("r").data.data() : nullptr});
+    test::expect_close(got, want, {.atol = 1e-5, .rtol = 1e-4},
+                       std::string("gated gemm ") + k::format_name(format) + " m=" + std::to_string(m) + " F=" +
+                           std::to_string(F) + " K=" + std::to_string(K));
+}
+
+void TestGated() {
+    for (k::weight_format format : {k::weight_format::fp32, k::weight_format::bf16}) {
+        for (std::size_t m : {1, 5, 8, 11, 37}) check_gated<40, 33, epilogue<false, activation::silu, false, true>>(m, format);
+        check_gated<13, 9, epilogue<true, activation::gelu, true, true>>(10, format);  // F under one panel
+        for (std::size_t m : {3, 400}) check_gated<72, 1100, epilogue<false, activation::silu, true, true>>(m, format);
+    }
 }
 
 }  // namespace ctformer::tests::HWY_NAMESPACE
@@ -120,6 +166,7 @@ namespace ctformer::tests {
 HWY_BEFORE_TEST(GemmKernel);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestPlainShapes);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestEpilogues);
+HWY_EXPORT_AND_TEST_P(GemmKernel, TestGated);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestBlocks);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestBfloat16Rounding);
 }  // namespace ctformer::tests

@@ -39,7 +39,18 @@ void check(const Graph& graph, std::initializer_list<std::string_view> kernels) 
 
 void TestScaleAndActivations() {
     auto x = input<"x", batch, 7, 13>();
-    check(relu(x) + gelu(scale(x, 2.5)) + gelu_tanh(scale(x, -3.0)), {"relu", "gelu", "gelu_tanh", "scale", "add"});
+    check(relu(x) + gelu(scale(x, 2.5)) + gelu_tanh(scale(x, -3.0)) + silu(scale(x, 1.5)),
+          {"relu", "gelu", "gelu_tanh", "silu", "scale", "add"});
+    check(x * input<"y", batch, 7, 13>() * weight<"row", 13>(), {"multiply"});  // elementwise, and by a row
+}
+
+// LLaMA's MLP and its residual, x + down(silu(gate(n)) · up(n)), n = rms_norm(x): the gate and up
+// projections one gated GEMM (no multiply step), the residual in down's epilogue; d_ff 44 leaves a
+// partial panel pair on every target, and 2·100 rows split into row blocks (gated_tiles).
+void TestGatedFeedForward() {
+    constexpr nn::config c{.d_model = 24, .heads = 1, .d_ff = 44, .act = activation::silu};
+    auto x = input<"x", batch, 100, 24>();
+    check(x + nn::gated_feed_forward<c, "mlp.">(rms_norm(x, weight<"norm.weight", 24>())), {"rms_norm", "gemm"});
 }
 
 void TestRmsNorm() {
@@ -175,6 +186,7 @@ namespace ctformer::tests {
 HWY_BEFORE_TEST(StandaloneOperations);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestScaleAndActivations);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestRmsNorm);
+HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestGatedFeedForward);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestHeadViews);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestEmbeddings);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestBertEmbeddings);

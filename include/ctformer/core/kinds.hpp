@@ -32,12 +32,14 @@ constexpr const char* activation_name(activation act) {
 // (bottom-right, aligned at the last key).
 enum class causality { none, top_left, bottom_right };
 
-// C = act(A·Wᵀ + bias) + residual, each term after the product optional.
-template <bool Bias, activation Act, bool Residual>
+// C = act(A·Wᵀ + bias) + residual, each term after the product optional. Gated: W is [gate|up],
+// 2F rows, and C [.., F] = act(A·W_gateᵀ + b_gate) · (A·W_upᵀ + b_up) + residual (LLaMA's SwiGLU).
+template <bool Bias, activation Act, bool Residual, bool Gated = false>
 struct epilogue {
     static constexpr bool bias = Bias;
     static constexpr activation act = Act;
     static constexpr bool residual = Residual;
+    static constexpr bool gated = Gated;
 };
 
 using plain = epilogue<false, activation::none, false>;

@@ -72,10 +72,12 @@ inline std::size_t panel_width() { return kPanelVectors * hn::Lanes(float_tag())
 
 using kernels::packed_weight;
 
-// W [N, K] packed for this target in `format` (gemm.hpp): panels of panel_width() columns, K-major.
-inline packed_weight pack_weight(std::size_t n, std::size_t k, const float* w, const float* bias = nullptr,
-                                 weight_format format = weight_format::fp32) {
-    const std::size_t width = panel_width(), panels = divide_up(n, width);
+// `panels` panels of W [rows, K] packed for this target in `format` (gemm.hpp), K-major: column j of
+// panel p is W's row row_of(p, j), zeros where that is `rows` or more; C is n wide.
+template <class RowOf>
+packed_weight pack_panels(std::size_t rows_of_w, std::size_t n, std::size_t panels, std::size_t k, const float* w,
+                          const float* bias, weight_format format, RowOf row_of) {
+    const std::size_t width = panel_width();
     packed_weight packed;
     packed.n = n;
     packed.k = k;
@@ -83,8 +85,8 @@ inline packed_weight pack_weight(std::size_t n, std::size_t k, const float* w, c
     packed.width = width;
     packed.format = format;
     const auto at = [&](std::size_t p, std::size_t kk, std::size_t j) {
-        const std::size_t column = p * width + j;
-        return column < n && kk < k ? w[column * k + kk] : 0.0f;
+        const std::size_t row = row_of(p, j);
+        return row < rows_of_w && kk < k ? w[row * k + kk] : 0.0f;
     };
     const std::size_t rows = packed.rows();
     if (format == weight_format::bf16) packed.pair_data = hwy::AllocateAligned<std::uint32_t>(panels * rows * width);
@@ -101,7 +103,30 @@ inline packed_weight pack_weight(std::size_t n, std::size_t k, const float* w, c
                 if (format == weight_format::fp32) packed.panel_data[i] = at(p, r, j);
                 else packed.pair_data[i] = bfloat16_bits(at(p, 2 * r, j)) | std::uint32_t{bfloat16_bits(at(p, 2 * r + 1, j))} << 16;
             }
-    for (std::size_t j = 0; j < panels * width; ++j) packed.bias[j] = bias && j < n ? bias[j] : 0.0f;
+    for (std::size_t j = 0; j < panels * width; ++j) {
+        const std::size_t row = row_of(j / width, j % width);
+        packed.bias[j] = bias && row < rows_of_w ? bias[row] : 0.0f;
+    }
+    return packed;
+}
+
+// W [N, K] packed: panels of panel_width() columns, in order.
+inline packed_weight pack_weight(std::size_t n, std::size_t k, const float* w, const float* bias = nullptr,
+                                 weight_format format = weight_format::fp32) {
+    const std::size_t width = panel_width();
+    return pack_panels(n, n, divide_up(n, width), k, w, bias, format,
+                       [&](std::size_t p, std::size_t j) { return p * width + j; });
+}
+
+// W = [W_gate | W_up] [2F, K] packed for a gated GEMM: each gate panel beside its up panel.
+inline packed_weight pack_gated_weight(std::size_t f, std::size_t k, const float* w, const float* bias = nullptr,
+                                       weight_format format = weight_format::fp32) {
+    const std::size_t width = panel_width(), panels = 2 * divide_up(f, width);
+    packed_weight packed = pack_panels(2 * f, panels * width, panels, k, w, bias, format, [&](std::size_t p, std::size_t j) {
+        const std::size_t column = p / 2 * width + j;
+        return column < f ? p % 2 * f + column : 2 * f;
+    });
+    packed.gated = f;
     return packed;
 }
 
@@ -226,28 +251,35 @@ inline const float* residual_row(const epilogue_args& args, std::size_t i, std::
     return args.residual + row * n;
 }
 
+// out[j] = Act(x[j]) · up[j] + residual[j] for j < count, up and residual optional; the last values
+// a lane at a time.
+template <activation Act>
+HWY_INLINE void finish_row(const float* x, const float* up, const float* residual, float* out, std::size_t count) {
+    const auto finish = [&](auto d, std::size_t j) HWY_ATTR {
+        auto v = activate<Act>(d, hn::LoadU(d, x + j));
+        if (up) v = hn::Mul(v, hn::LoadU(d, up + j));
+        if (residual) v = hn::Add(v, hn::LoadU(d, residual + j));
+        hn::StoreU(v, d, out + j);
+    };
+    const std::size_t lanes = hn::Lanes(float_tag());
+    std::size_t j = 0;
+    for (; j + lanes <= count; j += lanes) finish(float_tag(), j);
+    for (; j < count; ++j) finish(hn::CappedTag<float, 1>(), j);
+}
+
 // The epilogue on panel p's columns of C's rows [row_begin, row_end), in cache after their last K
-// block: Act, then the residual (if any); the last values a lane at a time.
+// block: Act, then the residual (if any), in place. Gated, on the pair of panels that p (odd)
+// completes: Act(gate) · up (+ residual) into args.gated_out.
 template <activation Act>
 void finish_values(float* c, const packed_weight& w, std::size_t p, std::size_t row_begin, std::size_t row_end,
                    const epilogue_args& args) {
-    const float_tag d;
-    const hn::CappedTag<float, 1> one;
-    const std::size_t lanes = hn::Lanes(d), n = w.n, column = p * w.width, count = std::min(w.width, n - column);
+    const std::size_t n = w.gated ? w.gated : w.n, column = (w.gated ? p / 2 : p) * w.width;
+    const std::size_t count = std::min(w.width, n - column);
     for (std::size_t r = row_begin; r < row_end; ++r) {
-        float* out = c + r * n + column;
         const float* residual = args.residual ? residual_row(args, r, n) + column : nullptr;
-        std::size_t j = 0;
-        for (; j + lanes <= count; j += lanes) {
-            auto v = activate<Act>(d, hn::LoadU(d, out + j));
-            if (residual) v = hn::Add(v, hn::LoadU(d, residual + j));
-            hn::StoreU(v, d, out + j);
-        }
-        for (; j < count; ++j) {
-            auto v = activate<Act>(one, hn::LoadU(one, out + j));
-            if (residual) v = hn::Add(v, hn::LoadU(one, residual + j));
-            hn::StoreU(v, one, out + j);
-        }
+        float* sums = c + r * w.n + (w.gated ? p - 1 : p) * w.width;
+        if (w.gated) finish_row<Act>(sums, sums + w.width, residual, args.gated_out + r * n + column, count);
+        else finish_row<Act>(sums, nullptr, residual, sums, count);
     }
 }
 
@@ -257,7 +289,7 @@ void finish_values(float* c, const packed_weight& w, std::size_t p, std::size_t 
 // of FMAs per value finished here; reloading the values from cache costs about one of them.
 HWY_NOINLINE inline void finish_panel(float* c, const packed_weight& w, std::size_t p, std::size_t row_begin,
                                       std::size_t row_end, const epilogue_args& args) {
-    if (args.act == activation::none && !args.residual) return;
+    if (w.gated ? p % 2 == 0 : args.act == activation::none && !args.residual) return;
     with_activation(args.act, [&]<activation Act>() HWY_ATTR { finish_values<Act>(c, w, p, row_begin, row_end, args); });
 }
 
@@ -438,7 +470,7 @@ inline void gemm_block(const float* a, const packed_weight& w, float* c, const e
     else gemm_panels<fp32_panel>(a, w, c, args, row_begin, row_end, panel_begin, panel_end);
 }
 
-// C [m, N] = epilogue(A [m, K] · Wᵀ + bias).
+// C [m, N] = epilogue(A [m, K] · Wᵀ + bias); gated, into args.gated_out, C [m, w.n] its scratch.
 inline void gemm(std::size_t m, const float* a, const packed_weight& w, float* c, const epilogue_args& args = {}) {
     gemm_block(a, w, c, args, 0, m, 0, w.panels);
 }

@@ -3,7 +3,9 @@
 //   C[i, j] = act(Σ_k A[i, k] · W[j, k] + bias[j]) + residual[i, j]
 //
 // W is [N, K], PyTorch's linear layout, packed once per target into panels (gemm-inl.h); each term
-// after the sum is optional (core/kinds.hpp: the epilogue).
+// after the sum is optional (core/kinds.hpp: the epilogue). A gated GEMM (LLaMA's SwiGLU) packs
+// W = [W_gate | W_up] of 2F rows so that each gate panel sits beside the up panel of the same
+// columns, and writes out[i, j] = act(C[i, gate j]) · C[i, up j] (+ residual) once both have their sums.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +25,7 @@ namespace ctformer::kernels {
 // packed batch's positions).
 struct epilogue_args {
     activation act = activation::none;
+    float* gated_out = nullptr;  // a gated GEMM's output [rows, F]; C is then its scratch
     const float* residual = nullptr;
     std::size_t residual_rows = 0;
     const std::size_t* residual_row_of = nullptr;
@@ -42,9 +45,10 @@ constexpr std::size_t element_bytes(weight_format f) { return f == weight_format
 // target's micro-tile, pack_weight in gemm-inl.h), K-major. fp32: K rows of `width` floats. bf16:
 // ⌈K/2⌉ rows of `width` 32-bit pairs, the pair of column j holding W[j, k] in its low half and
 // W[j, k + 1] in its high one (zero past K), the order AVX512-BF16 and AMX take. The bias, fp32,
-// is padded to whole panels.
+// is padded to whole panels. Gated (gated = F > 0): panels 2q and 2q + 1 hold the gate's and the up
+// projection's columns q·width .. q·width + width - 1 (zeros past F), and n is C's padded width.
 struct packed_weight {
-    std::size_t n = 0, k = 0, panels = 0, width = 0;
+    std::size_t n = 0, k = 0, panels = 0, width = 0, gated = 0;
     weight_format format = weight_format::fp32;
     hwy::AlignedFreeUniquePtr<float[]> panel_data;          // fp32
     hwy::AlignedFreeUniquePtr<std::uint32_t[]> pair_data;  // bf16

@@ -1,6 +1,7 @@
 // fuse_positional_encoding:  gemm(...) + PE → gemm<+residual>(..., PE)
 // The [L, d_model] table (a compile-time constant, computed once at bind time) is added to every
-// sequence in the producing GEMM's epilogue. Added to an input instead, it stays one `add` step.
+// sequence in the producing GEMM's epilogue. Added to an input instead, or to a gated GEMM (whose
+// rows run in blocks of their own), it stays one `add` step.
 #pragma once
 
 #include "../dsl/ops/elementwise.hpp"
@@ -12,7 +13,7 @@ struct fuse_positional_encoding {
     static constexpr const char* name = "fuse_positional_encoding";
 
     template <class E>
-        requires is_op<E, add_op> && open_gemm<child_t<E, 0>> &&
+        requires is_op<E, add_op> && open_gemm<child_t<E, 0>> && (!epilogue_of<child_t<E, 0>>::gated) &&
                  is_constant<child_t<E, 1>> && same_shape<E, child_t<E, 0>>
     static auto fuse(const E& e) {
         using before = epilogue_of<child_t<E, 0>>;

@@ -15,7 +15,7 @@ struct fuse_residual {
     static constexpr const char* name = "fuse_residual";
 
     template <class G>
-    using plus_residual = epilogue<epilogue_of<G>::bias, epilogue_of<G>::act, true>;
+    using plus_residual = epilogue<epilogue_of<G>::bias, epilogue_of<G>::act, true, epilogue_of<G>::gated>;
 
     template <class E>
         requires is_op<E, add_op> && same_shape<E, child_t<E, 0>> && same_shape<E, child_t<E, 1>> &&

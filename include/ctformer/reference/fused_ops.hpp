@@ -17,7 +17,8 @@ inline value apply(embedding_op<true> op, const dims_t& out, const value& table,
     return apply(add_op{}, out, apply(embedding_op<false>{}, out, table, ids), rows);
 }
 
-// act(A·Wᵀ + bias) + residual; the residual repeats when it has fewer rows (a PE table).
+// act(A·Wᵀ + bias) + residual; the residual repeats when it has fewer rows (a PE table). Gated:
+// act(gate) · up, gate and up the products of W's first and second halves of rows.
 template <class Epilogue, class... Extra>
 value apply(gemm_op<Epilogue>, const dims_t& out, const value& a, const value& w, const Extra&... extra) {
     const std::array<const value*, sizeof...(Extra)> operands{&extra...};
@@ -26,12 +27,16 @@ value apply(gemm_op<Epilogue>, const dims_t& out, const value& a, const value& w
     if constexpr (Epilogue::bias) bias = operands[0];
     if constexpr (Epilogue::residual) residual = operands[Epilogue::bias ? 1 : 0];
     const std::size_t n = extent(out), k = extent(a.dims);
+    const auto product = [&](std::size_t row, std::size_t col) {
+        double sum = bias ? (*bias)[col] : 0.0;
+        for (std::size_t p = 0; p < k; ++p) sum += a[row * k + p] * w[col * k + p];
+        return sum;
+    };
     value c(out);
     for (std::size_t i = 0; i < c.size(); ++i) {
         const std::size_t row = i / n, col = i % n;
-        double sum = bias ? (*bias)[col] : 0.0;
-        for (std::size_t p = 0; p < k; ++p) sum += a[row * k + p] * w[col * k + p];
-        sum = activated(Epilogue::act, sum);
+        double sum = activated(Epilogue::act, product(row, col));
+        if constexpr (Epilogue::gated) sum *= product(row, n + col);
         c[i] = residual ? sum + (*residual)[i % residual->size()] : sum;
     }
     return c;

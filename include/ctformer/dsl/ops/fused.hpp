@@ -3,7 +3,9 @@
 // Each names its operands' roles, in the order of the node's children, so the code that reads a
 // fused node finds an operand by what it is (operand<operand_role::residual>(e)), not by position.
 //
-//   gemm<epilogue>(A, W [, bias] [, residual])   act(A·Wᵀ + bias) + residual, W [N, K] as nn.Linear
+//   gemm<epilogue>(A, W [, bias] [, residual])   act(A·Wᵀ + bias) + residual, W [N, K] as nn.Linear;
+//                                                 gated: act(A·W_gateᵀ + b) · (A·W_upᵀ + b) + residual,
+//                                                 W = concat(W_gate, W_up) [2N, K]
 //   fused_attention(Q, K, V [, masks])            softmax(mask(scale · Q·Kᵀ)) · V in one pass
 //   attention_probabilities(Q, K [, masks])       softmax(mask(scale · Q·Kᵀ)), for need_weights
 //   residual_layer_norm(a, b, gamma, beta)        layer_norm(a + b, gamma, beta) in one pass
@@ -42,8 +44,9 @@ struct gemm_op {
         std::string text = "epilogue:";
         if (Epilogue::bias) text += " +bias";
         if (Epilogue::act != activation::none) text += std::string(" ") + activation_name(Epilogue::act);
+        if (Epilogue::gated) text += " ·up";
         if (Epilogue::residual) text += " +residual";
-        return Epilogue::bias || Epilogue::residual || Epilogue::act != activation::none ? text : "";
+        return text == "epilogue:" ? "" : text;
     }
 };
 
