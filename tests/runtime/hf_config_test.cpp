@@ -81,13 +81,15 @@ TEST(HfConfig, DefaultsAndActivationNames) {
     EXPECT_EQ(ctf::read_hf_config(variant({{"model_type", "roberta"}, {"pad_token_id", 0}})).pad_token_id, 0);
     EXPECT_EQ(ctf::read_hf_config(variant({{"hidden_act", "gelu_pytorch_tanh"}})).hidden_act, ctf::activation::gelu_tanh);
     EXPECT_EQ(ctf::read_hf_config(variant({{"hidden_act", "relu"}})).hidden_act, ctf::activation::relu);
+    EXPECT_EQ(ctf::read_hf_config(variant({{"hidden_act", "silu"}})).hidden_act, ctf::activation::silu);
+    EXPECT_EQ(ctf::read_hf_config(variant({{"hidden_act", "swish"}})).hidden_act, ctf::activation::silu);
 }
 
 TEST(HfConfig, FilesRefusedByField) {
     expect_error(config_case("llama.json"), "model_type", "\"llama\" is not supported (bert, roberta, xlm-roberta)");
     expect_error(config_case("missing_hidden_size.json"), "hidden_size", "is missing");
-    expect_error(config_case("swish.json"), "hidden_act",
-                 "hidden_act: \"swish\" is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu)");
+    expect_error(config_case("quick_gelu.json"), "hidden_act",
+                 "hidden_act: \"quick_gelu\" is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu, silu, swish)");
     expect_error(config_case("hidden_size_string.json"), "hidden_size", "expected an integer, found \"768\"");
     expect_error(config_case("broken.json"), "", "is not valid JSON");
 }

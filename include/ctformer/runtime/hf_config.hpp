@@ -52,10 +52,11 @@ inline constexpr std::array<std::pair<std::string_view, int>, 3> hf_model_types{
     {{"bert", 0}, {"roberta", 1}, {"xlm-roberta", 1}}};
 
 // hidden_act as HF's ACT2FN names it: "gelu" is the exact erf form; gelu_new and gelu_pytorch_tanh
-// are the tanh approximation. Others (gelu_fast, quick_gelu, silu, ...) are refused, not guessed.
-inline constexpr std::array<std::pair<std::string_view, activation>, 4> hf_activations{
-    {{"gelu", activation::gelu}, {"gelu_new", activation::gelu_tanh},
-     {"gelu_pytorch_tanh", activation::gelu_tanh}, {"relu", activation::relu}}};
+// are the tanh approximation; silu and swish are both x·σ(x). Others (gelu_fast, quick_gelu, ...) are
+// refused, not guessed.
+inline constexpr std::array<std::pair<std::string_view, activation>, 6> hf_activations{
+    {{"gelu", activation::gelu}, {"gelu_new", activation::gelu_tanh}, {"gelu_pytorch_tanh", activation::gelu_tanh},
+     {"relu", activation::relu}, {"silu", activation::silu}, {"swish", activation::silu}}};
 
 // "(a, b, c)": the names a field takes, for its error.
 template <class Table>
