@@ -23,6 +23,7 @@
 #include "dsl/ops/mask.hpp"
 #include "dsl/ops/matmul.hpp"
 #include "dsl/ops/pooling.hpp"
+#include "dsl/ops/rotary.hpp"
 #include "dsl/ops/softmax.hpp"
 #include "dsl/repeat.hpp"
 #include "dsl/tensor.hpp"

@@ -247,3 +247,19 @@ TEST(Heads, ExpandHeadsRepeatsEachGroup) {
     // head h reads group h / (4/2): heads 0,1 <- group 0; heads 2,3 <- group 1
     expect_tensor(ctf::reference::evaluate(ctf::expand_heads<4>(x), in), {4, 1, 2}, {1, 2, 1, 2, 3, 4, 3, 4});
 }
+
+TEST(Rotary, TurnsEachPairByItsPositionsAngle) {
+    auto x = ctf::input<"x", 2, 4>();  // positions 0 and 1, one head of 4: angles p·1 and p·100^(-1/2)
+    ctf::tensor_map in{{"x", tensor({2, 4}, {1, 2, 3, 4, 1, 0, 0, 1})}};
+    // position 0 turns nothing; position 1: half pairs (0, 2) by 1 rad and (1, 3) by fp32(0.1):
+    // (1, 0) → (cos 1, sin 1), (0, 1) → (-sin 0.1, cos 0.1)
+    expect_tensor(ctf::reference::evaluate(ctf::rotary<{.head_dim = 4, .theta = 100}>(x), in), {2, 4},
+                  {1, 2, 3, 4, 0.5403023059, -0.0998334181, 0.8414709848, 0.9950041651});
+    // interleaved: pairs (0, 1) and (2, 3), the same angles
+    constexpr ctf::rotary_spec gptj{.head_dim = 4, .theta = 100, .pairing = ctf::rotary_pairing::interleaved};
+    expect_tensor(ctf::reference::evaluate(ctf::rotary<gptj>(x), in), {2, 4},
+                  {1, 2, 3, 4, 0.5403023059, 0.8414709848, -0.0998334181, 0.9950041651});
+    // partial: only the first 2 of each head's dimensions, one pair (0, 1) by 1 rad
+    expect_tensor(ctf::reference::evaluate(ctf::rotary<{.head_dim = 4, .rotary_dims = 2, .theta = 100}>(x), in), {2, 4},
+                  {1, 2, 3, 4, 0.5403023059, 0.8414709848, 0, 1});
+}

@@ -2,7 +2,8 @@
 // in: a GPT-2 against PyTorch's logits and greedy tokens (its golden file, tests/data/make_golden.py),
 // fp32 and with bf16 GEMM weights; a prompt, then one token at a time and a few at once, each run's
 // rows equal to the full causal forward's at the same positions, for a GPT-2 (learned positions, tied head) and for a
-// PyTorch decoder over an encoder memory (sinusoidal positions two ways, key padding of the memory)
+// PyTorch decoder over an encoder memory (sinusoidal positions two ways, key padding of the memory),
+// and for causal attention with rotary positions on its queries and keys,
 // past the attention's key block, the memory's keys and values made once, a step's profile counting
 // the cache it read; a full cache, a batch other than the cache's, a memory of another length and a
 // model that cannot decode are typed errors.
@@ -241,6 +242,23 @@ void TestDecoderDecodesAsItsFullForward() {
 }
 
 // Attention that sees later positions has nothing to cache: such a model does not decode.
+// Causal self-attention with rotary positions on its queries and keys (LLaMA's pairing on q, GPT-J's
+// partial one on k, θ 500000): the full forward against the reference, then decoded token by token
+// and in runs, each run's rows the full forward's, so that each token is turned at its own position.
+void TestRotaryAttentionDecodesAsItsFullForward() {
+    auto x = input<"x", batch, upto<24>, 16>();
+    constexpr rotary_spec llama{.head_dim = 4, .theta = 500000}, gptj{.head_dim = 4, .rotary_dims = 2, .pairing = rotary_pairing::interleaved};
+    auto q = split_heads<4>(rotary<llama>(linear(x, weight<"q.weight", 16, 16>())));
+    auto k = split_heads<4>(rotary<gptj>(linear(x, weight<"k.weight", 16, 16>())));
+    auto v = split_heads<4>(linear(x, weight<"v.weight", 16, 16>()));
+    const auto graph = linear(merge_heads(nn::scaled_dot_product_attention(q, k, v, causal)), weight<"o.weight", 16, 16>());
+    auto model = rt::compile(graph);
+    const tensor_map inputs = reference::random_inputs(graph, {2, {24}}, 9);
+    model.bind(inputs);
+    test::expect_close(model.run(inputs), reference::evaluate(graph, inputs), test::fp32_model);
+    expect_decoding_equals_forward(model, inputs, {}, 2, 24, 5, {1, 1, 3, 1, 2, 1, 4, 1, 1, 1, 1, 1, 1});  // to the capacity
+}
+
 void TestAModelThatCannotDecode() {
     {  // and a model that can decodes no batch whose cache outgrows the address space, nor an empty one
         auto gpt2 = rt::compile(nn::gpt2<tiny>(id_input<"input_ids", batch, upto<24>>()));
@@ -267,6 +285,7 @@ HWY_BEFORE_TEST(Decoding);
 HWY_EXPORT_AND_TEST_P(Decoding, TestGPT2AgainstPyTorch);
 HWY_EXPORT_AND_TEST_P(Decoding, TestGPT2DecodesAsItsFullForward);
 HWY_EXPORT_AND_TEST_P(Decoding, TestDecoderDecodesAsItsFullForward);
+HWY_EXPORT_AND_TEST_P(Decoding, TestRotaryAttentionDecodesAsItsFullForward);
 HWY_EXPORT_AND_TEST_P(Decoding, TestAModelThatCannotDecode);
 }  // namespace ctformer::tests
 #endif

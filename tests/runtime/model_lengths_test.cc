@@ -54,14 +54,15 @@ constexpr nn::config small{.d_model = 16, .heads = 4, .kv_heads = 2, .d_ff = 32,
                            .norm = nn::norm_position::pre};
 
 // Two pre-LN GQA layers (one repeated body) over an embedding x·Wᵀ plus the positional encoding
-// twice: once in the embedding GEMM's epilogue, once as an add, so that both ways of adding it by
-// position are checked (a packed batch's tokens take its rows by their positions). Their attention
-// masked by `masks...` and by key padding.
+// twice: once in the embedding GEMM's epilogue, once as an add, then turned by rotary positions, so
+// that the three ways of reading a position are checked (a packed batch's tokens take theirs from
+// their sequences). Their attention masked by `masks...` and by key padding.
 template <class... Masks>
 auto two_layers(Masks... masks) {
     auto x = input<"x", batch, upto<24>, 8>();
     auto pad = bool_input<"pad", batch, upto<24>>();
-    auto embedded = nn::add_positional_encoding(nn::add_positional_encoding(linear(x, weight<"embed.weight", 16, 8>())));
+    auto embedded = rotary<{.head_dim = 4, .rotary_dims = 2}>(
+        nn::add_positional_encoding(nn::add_positional_encoding(linear(x, weight<"embed.weight", 16, 8>()))));
     return nn::encoder<small, 2>(embedded, masks..., key_padding(pad));
 }
 

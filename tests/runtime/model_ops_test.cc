@@ -2,7 +2,7 @@
 // every length up to the maximum; ids out of the vocabulary refused. BERT's embeddings as their one
 // embedding_layer_norm step, token types given and not.
 // Operations that no pass fuses, each on its own kernel, against the reference evaluator on every
-// Highway target compiled in: scale, the activations outside a GEMM and RMSNorm (widths that leave a
+// Highway target compiled in: scale, the activations outside a GEMM, rotary positions and RMSNorm (widths that leave a
 // partial vector), a matmul of two activations with a transposed operand, and the head views (split,
 // expand, merge, transpose of a split) as copies; rank-3 batched operands, whose extent before the
 // matrix is the batch. The plans hold no other kind of step. Every mask kind on written-out scores,
@@ -51,6 +51,16 @@ void TestGatedFeedForward() {
     constexpr nn::config c{.d_model = 24, .heads = 1, .d_ff = 44, .act = activation::silu};
     auto x = input<"x", batch, 100, 24>();
     check(x + nn::gated_feed_forward<c, "mlp.">(rms_norm(x, weight<"norm.weight", 24>())), {"rms_norm", "gemm"});
+}
+
+// Rotary positions, LLaMA's (whole heads of 8, rotate_half) and GPT-J's (interleaved, 6 of 8
+// dimensions), on [B, L, heads · 8], and on split heads [B, heads, L, 8] (positions along L either
+// way), at θ 10000 and 500000.
+void TestRotary() {
+    auto x = input<"x", batch, 7, 24>();
+    constexpr rotary_spec gptj{.head_dim = 8, .rotary_dims = 6, .pairing = rotary_pairing::interleaved};
+    check(rotary<{.head_dim = 8}>(x) + rotary<gptj>(x), {"rotary", "add"});
+    check(merge_heads(rotary<{.head_dim = 8, .theta = 500000}>(split_heads<3>(x))), {"split_heads", "rotary", "merge_heads"});
 }
 
 void TestRmsNorm() {
@@ -187,6 +197,7 @@ HWY_BEFORE_TEST(StandaloneOperations);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestScaleAndActivations);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestRmsNorm);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestGatedFeedForward);
+HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestRotary);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestHeadViews);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestEmbeddings);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestBertEmbeddings);

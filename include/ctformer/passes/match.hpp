@@ -12,6 +12,7 @@
 
 #include "../dsl/ops/elementwise.hpp"
 #include "../dsl/ops/mask.hpp"
+#include "../dsl/ops/rotary.hpp"
 #include "../dsl/ops/fused.hpp"
 
 namespace ctformer {
@@ -59,6 +60,10 @@ struct is_activation : std::false_type {};
 template <activation Act>
 struct is_activation<activation_op<Act>> : std::true_type {};
 template <class Op>
+struct is_rotary : std::false_type {};
+template <rotary_spec S>
+struct is_rotary<rotary_op<S>> : std::true_type {};
+template <class Op>
 struct is_mask : std::false_type {};
 template <mask_kind Kind>
 struct is_mask<mask_op<Kind>> : std::true_type {};
@@ -91,6 +96,9 @@ concept is_mask = expression<E> && !is_leaf<E> && detail::is_mask<op_t<E>>::valu
 
 template <class E>
 concept is_activation = expression<E> && !is_leaf<E> && detail::is_activation<op_t<E>>::value;
+
+template <class E>
+concept is_rotary = expression<E> && !is_leaf<E> && detail::is_rotary<op_t<E>>::value;
 
 template <class A, class B>
 concept same_shape = std::is_same_v<shape_of_t<A>, shape_of_t<B>>;

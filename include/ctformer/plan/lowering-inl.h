@@ -38,7 +38,7 @@ namespace ctformer::plan::HWY_NAMESPACE {
 template <template <class> class... Steps>
 struct step_list;
 using kernel_steps = step_list<copy_step, gemm_step, attention_step, probabilities_step, batched_matmul_step,
-                               norm_step, l2_normalize_step, pool_step, softmax_step, binary_step, scale_step,
+                               norm_step, l2_normalize_step, rotary_step, pool_step, softmax_step, binary_step, scale_step,
                                activation_step, mask_step, embedding_step, embedding_layer_norm_step, table_rows_step,
                                transpose_step, columns_step, heads_step, merge_step>;
 

@@ -13,6 +13,7 @@
 #include "../dsl/ops/mask.hpp"
 #include "../dsl/ops/matmul.hpp"
 #include "../dsl/ops/pooling.hpp"
+#include "../dsl/ops/rotary.hpp"
 #include "../dsl/ops/softmax.hpp"
 #include "../core/host_tensor.hpp"
 #include "../shape/broadcast.hpp"
@@ -199,6 +200,25 @@ inline value apply(rms_norm_op op, const dims_t& out, const value& x, const valu
         for (std::size_t j = 0; j < n; ++j) mean_square += x[row + j] * x[row + j] / n;
         for (std::size_t j = 0; j < n; ++j) y[row + j] = x[row + j] / std::sqrt(mean_square + op.eps) * gamma[j];
     }
+    return y;
+}
+
+// Each head's pair i turned by the angle position · θ^(-2i/dims) (rounded as rotary_spec::angle),
+// the position a row's index along the axis before the last; the dimensions past `dims` copied.
+template <rotary_spec S>
+value apply(rotary_op<S>, const dims_t& out, const value& x) {
+    const std::size_t width = extent(x.dims), length = extent(x.dims, 1), dims = S.dims(), pairs = dims / 2;
+    const bool half = S.pairing == rotary_pairing::half;
+    value y(out);
+    y.data = x.data;
+    for (std::size_t row = 0; row < x.size() / width; ++row)
+        for (std::size_t head = row * width; head < (row + 1) * width; head += S.head_dim)
+            for (std::size_t i = 0; i < pairs; ++i) {
+                const double angle = S.angle(row % length, i);
+                const std::size_t a = head + (half ? i : 2 * i), b = a + (half ? pairs : 1);
+                y[a] = x[a] * std::cos(angle) - x[b] * std::sin(angle);
+                y[b] = x[b] * std::cos(angle) + x[a] * std::sin(angle);
+            }
     return y;
 }
 

@@ -5,6 +5,7 @@
 //   softmax              exp(x - max) / Σ exp(x - max), a row of -inf giving zeros
 //   mask                 a mask no attention step took, on written-out scores [..., Lq, Lk]
 //   l2_normalize         x / max(‖x‖₂, 1e-12)
+//   rotary               each head's pairs turned by the angles of the row's position (kernels/rotary-inl.h)
 //   first_token, mean_pool   [B, L, N] → [B, N]: a sequence's first row, or the (masked) mean of its
 //                        rows; a packed batch's sequences each pool their own rows
 // Rows go to the threads in blocks.
@@ -17,12 +18,16 @@
 #endif
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 
 #include "../../dsl/ops/layer_norm.hpp"
 #include "../../dsl/ops/mask.hpp"
 #include "../../dsl/ops/pooling.hpp"
+#include "../../dsl/ops/rotary.hpp"
 #include "../../dsl/ops/softmax.hpp"
 #include "../../kernels/elementwise-inl.h"
+#include "../../kernels/rotary-inl.h"
 #include "../../kernels/rows-inl.h"
 #include "../../kernels/tiles.hpp"
 #include "../../core/parallel.hpp"
@@ -101,6 +106,47 @@ struct l2_normalize_step {
         const float least = static_cast<float>(l2_normalize_op::least_norm);
         for_row_blocks(elements<shape_of_t<E>>(a.extents) / n, a.threads, [&](std::size_t first, std::size_t count) {
             kt::l2_normalize<n>(count, a.read("x") + first * n, least, a.out + first * n);
+        });
+    }
+};
+
+// rotary<spec>(x): a row's position is its index along the axis before the last, from the run's first
+// position on (a decoding run's), or in a packed batch, its token's place in its own sequence. The
+// row's cosines and sines are computed once for all its heads.
+template <class E>
+    requires is_rotary<E>
+struct rotary_step {
+    static constexpr rotary_spec spec = op_t<E>::spec;
+    static constexpr std::size_t width = last(extents_of<E>), heads = width / spec.head_dim, pairs = spec.dims() / 2;
+    static constexpr bool mixed_lengths = true;  // each packed token at its position
+    static constexpr bool decodes = true;        // token by token, at its position
+
+    static std::string kernel() { return op_t<E>::name; }
+    static std::string detail(const E&) { return op_t<E>::detail(); }
+
+    template <class Lower>
+    static void lower(const E& e, Lower& l, step& s) {
+        s.reads.push_back({"x", l.value(child<0>(e))});
+    }
+
+    static double flops(const extent_values& at) { return 6.0 * double(elements<shape_of_t<E>>(at) / width * heads * pairs); }
+    static std::size_t scratch_bytes() { return 0; }
+
+    static void launch(const step&, const launch_args& a) {
+        const std::size_t rows = elements<shape_of_t<E>>(a.extents) / width, length = extent<E>(a.extents, 1);
+        const ragged_batch* ragged = a.extents.ragged;
+        for_row_blocks(rows, a.threads, [&](std::size_t first, std::size_t count) {
+            std::array<float, pairs> cos, sin;
+            for (std::size_t row = first; row < first + count; ++row) {
+                const std::size_t token = row % length, position = a.extents.position + (ragged ? ragged->positions[token] : token);
+                for (std::size_t i = 0; i < pairs; ++i) {
+                    const double angle = spec.angle(position, i);
+                    cos[i] = static_cast<float>(std::cos(angle));
+                    sin[i] = static_cast<float>(std::sin(angle));
+                }
+                kt::rotate_row(heads, spec.head_dim, pairs, spec.pairing == rotary_pairing::half, cos.data(), sin.data(),
+                               a.read("x") + row * width, a.out + row * width);
+            }
         });
     }
 };
