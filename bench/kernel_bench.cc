@@ -1,6 +1,7 @@
 // Kernel throughput, single thread, against the machine's FP32 FMA peak measured in the same run:
 // the GEMM at the projection shapes of issue 3 (1024 rows) and at S1's 20 rows, LLaMA's gated
-// gate/up GEMM, and the fused attention core (one head, d_k = 64).
+// gate/up GEMM and its Q/K/V GEMM with rotary positions, and the fused attention core (one head,
+// d_k = 64).
 // Built for the compiler's static target:
 //   cmake -S . -B build-bench -DCTFORMER_BUILD_BENCH=ON -DCTFORMER_BUILD_TESTS=OFF
 //   cmake --build build-bench --target kernel_bench && build-bench/bench/kernel_bench
@@ -88,6 +89,29 @@ BENCHMARK(gate_up<5632, 2048, 1, true, ctformer::kernels::weight_format::bf16>)
     ->Name("ctformer/gated_gemm_bf16/M1_F5632_K2048/threads:1");
 BENCHMARK(gate_up<5632, 2048, 1, false, ctformer::kernels::weight_format::bf16>)
     ->Name("unfused/gated_gemm_bf16/M1_F5632_K2048/threads:1");
+
+// TinyLlama's Q/K/V projection for 512 tokens (d_model 2048; 32 query heads and 4 key/value heads
+// of 64): rotary positions on the q and k columns in the epilogue (rotate_heads), against the same
+// GEMM without them.
+template <bool Rotated>
+static void qkv(benchmark::State& state) {
+    constexpr std::size_t m = 512, n = 2560, k = 2048, pairs = 32;
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> a(m * k), w(n * k), c(m * n), angles(m * 2 * pairs);
+    for (auto* t : {&a, &w, &angles})
+        for (float& x : *t) x = uniform(rng);
+    const auto packed = kt::pack_weight(n, k, w.data());
+    ctformer::kernels::epilogue_args args;
+    if (Rotated) args.rotary = {.angles = angles.data(), .columns = 2304, .head_dim = 64, .pairs = pairs, .length = m};
+    for (auto _ : state) {
+        kt::gemm(m, a.data(), packed, c.data(), args);
+        benchmark::DoNotOptimize(c.data());
+    }
+    state.counters["GFLOP/s"] = gflops(2.0 * m * n * k);
+}
+BENCHMARK(qkv<true>)->Name("ctformer/gemm_rotary/M512_N2560_K2048/threads:1");
+BENCHMARK(qkv<false>)->Name("ctformer/gemm/M512_N2560_K2048/threads:1");
 
 template <std::size_t L, ctformer::causality Causal>
 static void attention(benchmark::State& state) {

@@ -150,6 +150,40 @@ void check_gated(std::size_t m, k::weight_format format) {
                            std::to_string(F) + " K=" + std::to_string(K));
 }
 
+// Rotary positions in the epilogue, against the reference's turn of the product: the first Columns of
+// N columns in heads of 16 (across panels on every target but AVX-512's), sequences of 7 rows, each
+// row at its place in its sequence; 7, 14 and 420 rows (streamed, one block, several), and K = 600
+// cut into blocks (the heads turned once, after the last).
+template <rotary_spec S, std::size_t N, std::size_t K, std::size_t Columns>
+void check_rotary(std::size_t sequences) {
+    constexpr std::size_t length = 7, pairs = S.dims() / 2;
+    auto x = input<"x", batch, int(length), int(K)>();
+    auto product = linear(x, weight<"W", int(N), int(K)>(), weight<"b", int(N)>());
+    const tensor_map in = reference::random_inputs(product, sequences);
+    auto want = reference::evaluate(product, in);
+    reference::turn_heads(want, S, Columns);
+    std::vector<float> angles(length * 2 * pairs);
+    for (std::size_t i = 0; i < angles.size(); ++i)
+        angles[i] = float(rotary_table<S>::at(int(i / (2 * pairs)), int(i % (2 * pairs)), int(2 * pairs)));
+
+    const std::size_t m = sequences * length;
+    const auto packed = kt::pack_weight(N, K, in.at("W").data.data(), in.at("b").data.data());
+    std::vector<float> got(m * N, -12345.0f);
+    kernels::epilogue_args args;
+    args.rotary = {.angles = angles.data(), .columns = Columns, .head_dim = std::size_t(S.head_dim), .pairs = pairs,
+                   .half = S.pairing == rotary_pairing::half, .length = length};
+    kt::gemm(m, in.at("x").data.data(), packed, got.data(), args);
+    test::expect_close(got, want, {.atol = 1e-5, .rtol = 1e-4}, "rotary gemm m=" + std::to_string(m) + " " + rotary_text(S));
+}
+
+void TestRotary() {
+    constexpr rotary_spec gptj{.head_dim = 16, .rotary_dims = 10, .pairing = rotary_pairing::interleaved};
+    for (std::size_t sequences : {1, 2, 60}) {
+        check_rotary<rotary_spec{.head_dim = 16, .theta = 500000}, 80, 33, 48>(sequences);
+        check_rotary<gptj, 80, 600, 80>(sequences);
+    }
+}
+
 void TestGated() {
     for (k::weight_format format : {k::weight_format::fp32, k::weight_format::bf16}) {
         for (std::size_t m : {1, 5, 8, 11, 37}) check_gated<40, 33, epilogue<false, activation::silu, false, true>>(m, format);
@@ -167,6 +201,7 @@ HWY_BEFORE_TEST(GemmKernel);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestPlainShapes);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestEpilogues);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestGated);
+HWY_EXPORT_AND_TEST_P(GemmKernel, TestRotary);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestBlocks);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestBfloat16Rounding);
 }  // namespace ctformer::tests

@@ -9,12 +9,12 @@ using ctf::passes::fuse_embedding_layer_norm;
 // The graph as the passes before fuse_embedding_layer_norm leave it.
 template <class G>
 auto before_rule(const G& g) {
-    return ctf::passes::run_first<7>(g);
+    return ctf::passes::run_first<8>(g);
 }
 
 TEST(FuseEmbeddingLayerNorm, PassesAroundIt) {
-    static_assert(std::is_same_v<std::tuple_element_t<6, ctf::passes::pipeline>, ctf::passes::fuse_residual_layer_norm>);
-    static_assert(std::is_same_v<std::tuple_element_t<7, ctf::passes::pipeline>, fuse_embedding_layer_norm>);
+    static_assert(std::is_same_v<std::tuple_element_t<7, ctf::passes::pipeline>, ctf::passes::fuse_residual_layer_norm>);
+    static_assert(std::is_same_v<std::tuple_element_t<8, ctf::passes::pipeline>, fuse_embedding_layer_norm>);
 }
 
 constexpr ctf::nn::bert_config tiny{.vocabulary = 11, .positions = 8, .token_types = 3, .d_model = 4, .heads = 1,

@@ -242,17 +242,20 @@ void TestDecoderDecodesAsItsFullForward() {
 }
 
 // Attention that sees later positions has nothing to cache: such a model does not decode.
-// Causal self-attention with rotary positions on its queries and keys (LLaMA's pairing on q, GPT-J's
-// partial one on k, θ 500000): the full forward against the reference, then decoded token by token
-// and in runs, each run's rows the full forward's, so that each token is turned at its own position.
+// Causal self-attention with rotary positions on its queries and keys (LLaMA's, θ 500000), turned in
+// the epilogue of the one GEMM that makes q, k and v: the full forward against the reference, then
+// decoded token by token and in runs, each run's rows the full forward's, so that each token is
+// turned at its own position.
 void TestRotaryAttentionDecodesAsItsFullForward() {
     auto x = input<"x", batch, upto<24>, 16>();
-    constexpr rotary_spec llama{.head_dim = 4, .theta = 500000}, gptj{.head_dim = 4, .rotary_dims = 2, .pairing = rotary_pairing::interleaved};
+    constexpr rotary_spec llama{.head_dim = 4, .theta = 500000};
     auto q = split_heads<4>(rotary<llama>(linear(x, weight<"q.weight", 16, 16>())));
-    auto k = split_heads<4>(rotary<gptj>(linear(x, weight<"k.weight", 16, 16>())));
+    auto k = split_heads<4>(rotary<llama>(linear(x, weight<"k.weight", 16, 16>())));
     auto v = split_heads<4>(linear(x, weight<"v.weight", 16, 16>()));
     const auto graph = linear(merge_heads(nn::scaled_dot_product_attention(q, k, v, causal)), weight<"o.weight", 16, 16>());
     auto model = rt::compile(graph);
+    EXPECT_EQ(std::count_if(model.program().steps.begin(), model.program().steps.end(),
+                            [](const plan::step& s) { return s.kernel == "gemm"; }), 2);  // q, k, v as one; o
     const tensor_map inputs = reference::random_inputs(graph, {2, {24}}, 9);
     model.bind(inputs);
     test::expect_close(model.run(inputs), reference::evaluate(graph, inputs), test::fp32_model);

@@ -63,6 +63,22 @@ void TestRotary() {
     check(merge_heads(rotary<{.head_dim = 8, .theta = 500000}>(split_heads<3>(x))), {"split_heads", "rotary", "merge_heads"});
 }
 
+// Rotary positions where q and k are made: one GEMM for q, k and v (GQA: one head of k and v) with
+// q's and k's heads of 16 turned in its epilogue, across panels on every target but AVX-512's, on
+// two threads that split W's panels (few rows, work enough for threads: K 512) at whole heads (a
+// split of SSE4's six panels into halves would cut k's head); and GPT-J's partial pairing on a
+// projection alone. No rotary step is left.
+void TestRotaryInTheProjections() {
+    auto x = input<"x", batch, 9, 512>();
+    constexpr rotary_spec rope{.head_dim = 16, .theta = 500000};
+    auto q = split_heads<2>(rotary<rope>(linear(x, weight<"q.weight", 32, 512>())));
+    auto k = expand_heads<2>(split_heads<1>(rotary<rope>(linear(x, weight<"k.weight", 16, 512>()))));
+    auto v = expand_heads<2>(split_heads<1>(linear(x, weight<"v.weight", 16, 512>())));
+    check(merge_heads(nn::scaled_dot_product_attention(q, k, v, causal)), {"gemm", "fused_attention (heads merged)"});
+    constexpr rotary_spec gptj{.head_dim = 16, .rotary_dims = 10, .pairing = rotary_pairing::interleaved};
+    check(rotary<gptj>(linear(x, weight<"w", 48, 512>(), weight<"b", 48>())), {"gemm"});
+}
+
 void TestRmsNorm() {
     auto x = input<"x", batch, 7, 13>();
     check(rms_norm(x + input<"y", batch, 7, 13>(), weight<"norm.weight", 13>(), 1e-5), {"add", "rms_norm"});
@@ -198,6 +214,7 @@ HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestScaleAndActivations);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestRmsNorm);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestGatedFeedForward);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestRotary);
+HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestRotaryInTheProjections);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestHeadViews);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestEmbeddings);
 HWY_EXPORT_AND_TEST_P(StandaloneOperations, TestBertEmbeddings);

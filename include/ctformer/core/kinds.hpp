@@ -4,6 +4,8 @@
 #pragma once
 
 #include <array>
+#include <cmath>
+#include <cstddef>
 #include <string_view>
 #include <utility>
 
@@ -32,14 +34,47 @@ constexpr const char* activation_name(activation act) {
 // (bottom-right, aligned at the last key).
 enum class causality { none, top_left, bottom_right };
 
+// Rotary position embedding (dsl/ops/rotary.hpp): in heads of head_dim, the first rotary_dims (0: all)
+// turned in pairs, (i, i + dims/2) as Hugging Face's rotate_half or (2i, 2i + 1) as GPT-J's, by the
+// angle position · θ^(-2i/dims). The angle is Hugging Face's: θ^(-2i/dims) and its product with the
+// position rounded to fp32 (so at position 2000 it differs from the exact angle by up to 1e-4, as
+// PyTorch's does); its cosine and sine are then exact.
+enum class rotary_pairing { half, interleaved };
+
+struct rotary_spec {
+    int head_dim = 64;
+    int rotary_dims = 0;  // 0: head_dim
+    double theta = 10000.0;
+    rotary_pairing pairing = rotary_pairing::half;
+
+    constexpr int dims() const { return rotary_dims ? rotary_dims : head_dim; }
+    constexpr bool operator==(const rotary_spec&) const = default;
+
+    // Pair i's angle at `position`: fp32(position · fp32(1 / fp32(θ^(2i/dims)))), as LlamaRotaryEmbedding.
+    double angle(std::size_t position, std::size_t i) const {
+        const float exponent = static_cast<float>(2 * i) / static_cast<float>(dims());
+        const float frequency = 1.0f / static_cast<float>(std::pow(static_cast<double>(static_cast<float>(theta)), double(exponent)));
+        return static_cast<float>(static_cast<float>(position) * frequency);
+    }
+};
+
+// The rotary positions a GEMM's epilogue applies: `spec` on its first `columns` columns (0: none).
+struct rotary_columns {
+    rotary_spec spec{};
+    int columns = 0;
+};
+
 // C = act(A·Wᵀ + bias) + residual, each term after the product optional. Gated: W is [gate|up],
 // 2F rows, and C [.., F] = act(A·W_gateᵀ + b_gate) · (A·W_upᵀ + b_up) + residual (LLaMA's SwiGLU).
-template <bool Bias, activation Act, bool Residual, bool Gated = false>
+// Rotary: the projection's heads then turned by each row's position (only with bias, no more).
+template <bool Bias, activation Act, bool Residual, bool Gated = false, rotary_columns Rotary = rotary_columns{}>
 struct epilogue {
     static constexpr bool bias = Bias;
     static constexpr activation act = Act;
     static constexpr bool residual = Residual;
     static constexpr bool gated = Gated;
+    static constexpr rotary_columns rotary = Rotary;
+    static constexpr bool rotated = Rotary.columns > 0;
 };
 
 using plain = epilogue<false, activation::none, false>;

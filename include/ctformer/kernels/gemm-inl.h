@@ -29,6 +29,7 @@
 #include "activation-inl.h"
 #include "gemm.hpp"
 #include "prefetch.hpp"
+#include "rotary-inl.h"
 #include "tiles.hpp"
 #include "transpose-inl.h"
 
@@ -284,13 +285,31 @@ void finish_values(float* c, const packed_weight& w, std::size_t p, std::size_t 
 }
 
 // finish_values for the epilogue's activation, chosen at run time, once a panel's rows have their
-// sums: one copy of each micro-kernel serves every epilogue, where a copy per epilogue had made
+// sums (then rotary positions, rotate_heads): one copy of each micro-kernel serves every epilogue, where a copy per epilogue had made
 // each model compile three times the GEMM code (docs/performance.md). The last K block ran hundreds
 // of FMAs per value finished here; reloading the values from cache costs about one of them.
-HWY_NOINLINE inline void finish_panel(float* c, const packed_weight& w, std::size_t p, std::size_t row_begin,
-                                      std::size_t row_end, const epilogue_args& args) {
-    if (w.gated ? p % 2 == 0 : args.act == activation::none && !args.residual) return;
-    with_activation(args.act, [&]<activation Act>() HWY_ATTR { finish_values<Act>(c, w, p, row_begin, row_end, args); });
+// Rotary positions on the heads whose last column is in panel p, and whose first is in this call's
+// panels (from panel_begin): all their panels have their sums, still in cache. A thread's panels start
+// at a head (gemm_step), so every head is turned, once, by the thread that made it. Row by row, each
+// at its position.
+inline void rotate_heads(float* c, const packed_weight& w, std::size_t p, std::size_t panel_begin, std::size_t row_begin,
+                         std::size_t row_end, const rotary_args& rot) {
+    const std::size_t first = std::max(divide_up(p * w.width + 1, rot.head_dim) - 1,  // its last column in p
+                                       divide_up(panel_begin * w.width, rot.head_dim));
+    const std::size_t end = std::min((p + 1) * w.width, rot.columns) / rot.head_dim;  // ... and all of it rotated
+    if (first >= end) return;
+    for (std::size_t r = row_begin; r < row_end; ++r) {
+        const float* cos = rot.angles + rot.position(r) * 2 * rot.pairs;
+        float* heads = c + r * w.n + first * rot.head_dim;
+        rotate_row(end - first, rot.head_dim, rot.pairs, rot.half, cos, cos + rot.pairs, heads, heads);
+    }
+}
+
+HWY_NOINLINE inline void finish_panel(float* c, const packed_weight& w, std::size_t p, std::size_t panel_begin,
+                                      std::size_t row_begin, std::size_t row_end, const epilogue_args& args) {
+    if (w.gated ? p % 2 == 1 : args.act != activation::none || args.residual != nullptr)
+        with_activation(args.act, [&]<activation Act>() HWY_ATTR { finish_values<Act>(c, w, p, row_begin, row_end, args); });
+    if (args.rotary.columns) rotate_heads(c, w, p, panel_begin, row_begin, row_end, args.rotary);
 }
 
 // Where a micro-tile is in C: rows [row, row + rows) of its Rows (rows < Rows: a padded tile whose
@@ -408,7 +427,7 @@ void stream_panels(const float* a, const packed_weight& w, float* c, const epilo
                                                            chunk, c);
                 });
             }
-            if (k_end == w.k) finish_panel(c, w, p, row_begin, row_end, args);
+            if (k_end == w.k) finish_panel(c, w, p, panel_begin, row_begin, row_end, args);
         }
 }
 
@@ -458,7 +477,7 @@ void gemm_panels(const float* a, const packed_weight& w, float* c, const epilogu
                                                            {row, Rows, p, 0}, k_begin, k_end, part, c);
                     done += part.bytes;
                 });
-                if (k_end == w.k) finish_panel(c, w, p, block, block_end, args);
+                if (k_end == w.k) finish_panel(c, w, p, panel_begin, block, block_end, args);
             }
         }
     }

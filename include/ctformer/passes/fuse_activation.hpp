@@ -11,7 +11,7 @@ struct fuse_activation {
     static constexpr const char* name = "fuse_activation";
 
     template <class E, class Before = epilogue_of<child_t<E, 0>>>
-    static constexpr bool takes_activation = Before::act == activation::none && !Before::residual;
+    static constexpr bool takes_activation = Before::act == activation::none && !Before::residual && !Before::rotated;
 
     template <class E>
         requires is_activation<E> && is_gemm<child_t<E, 0>> && takes_activation<E>

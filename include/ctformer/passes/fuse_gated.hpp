@@ -15,7 +15,7 @@ template <class Gate, class Up>
 concept gate_and_up = is_gemm<Gate> && is_gemm<Up> && is_leaf<child_t<Gate, 0>> &&
                       std::is_same_v<child_t<Gate, 0>, child_t<Up, 0>> && same_shape<Gate, Up> &&
                       std::is_same_v<epilogue_of<Up>, epilogue<epilogue_of<Gate>::bias, activation::none, false>> &&
-                      !epilogue_of<Gate>::residual && !epilogue_of<Gate>::gated;
+                      !epilogue_of<Gate>::residual && !epilogue_of<Gate>::gated && !epilogue_of<Gate>::rotated;
 
 struct fuse_gated {
     static constexpr const char* name = "fuse_gated";

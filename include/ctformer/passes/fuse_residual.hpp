@@ -7,9 +7,9 @@
 
 namespace ctformer::passes {
 
-// A gemm without a residual yet.
+// A gemm without a residual yet (nor rotary positions, which turn its output after everything else).
 template <class G>
-concept open_gemm = is_gemm<G> && !epilogue_of<G>::residual;
+concept open_gemm = is_gemm<G> && !epilogue_of<G>::residual && !epilogue_of<G>::rotated;
 
 struct fuse_residual {
     static constexpr const char* name = "fuse_residual";

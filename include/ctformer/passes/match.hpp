@@ -124,6 +124,11 @@ const auto& op_of(const E& e) {
 template <class Epilogue>
 using epilogue_of = typename op_t<Epilogue>::epilogue_type;
 
+// A gemm whose output is a projection: at most a bias and rotary positions after the product.
+template <class G>
+concept projection_gemm = is_gemm<G> && epilogue_of<G>::act == activation::none && !epilogue_of<G>::residual &&
+                          !epilogue_of<G>::gated;
+
 // The gemm node g with another epilogue, and `extra` children (a residual) after its own.
 template <class Epilogue, class G, class... Extra>
 auto with_epilogue(const G& g, Extra... extra) {

@@ -7,6 +7,7 @@
 //   fuse_linear                x·Wᵀ (+ b)                        → gemm (+bias)
 //   fuse_activation            relu/gelu(gemm)                   → gemm epilogue
 //   fuse_gated                 act(gemm(x, W_g)) · gemm(x, W_u)  → one gemm over [W_g|W_u], gated epilogue
+//   fuse_rotary                rotary(gemm)                      → gemm epilogue, by each row's position
 //   fuse_residual_layer_norm   layer_norm(a + b)                 → residual_layer_norm
 //   fuse_embedding_layer_norm  LayerNorm(words + positions + types) → embedding_layer_norm (BERT's h₀)
 //   fuse_positional_encoding   gemm + PE table                   → gemm epilogue
@@ -29,12 +30,13 @@
 #include "fuse_qkv.hpp"
 #include "fuse_residual.hpp"
 #include "fuse_residual_layer_norm.hpp"
+#include "fuse_rotary.hpp"
 #include "rewrite.hpp"
 
 namespace ctformer::passes {
 
 using pipeline = std::tuple<fuse_position_embedding, fuse_attention, fuse_attention_weights, fuse_linear, fuse_activation,
-                            fuse_gated, fuse_residual_layer_norm, fuse_embedding_layer_norm, fuse_positional_encoding, fuse_residual, fuse_qkv, fuse_kv>;
+                            fuse_gated, fuse_rotary, fuse_residual_layer_norm, fuse_embedding_layer_norm, fuse_positional_encoding, fuse_residual, fuse_qkv, fuse_kv>;
 
 inline constexpr std::size_t pass_count = std::tuple_size_v<pipeline>;
 

@@ -204,7 +204,7 @@ private:
             }
         s.node = &e;
         p_.steps.push_back(std::move(s));
-        if (p_.slots[out].name.empty()) p_.slots[out].name = "#" + std::to_string(p_.steps.size() - 1);
+        if (p_.slots[out].name.empty()) (p_.slots[out].name = "#") += std::to_string(p_.steps.size() - 1);  // not "#" + …: GCC 12's false -Wrestrict
     }
 
     template <class B>

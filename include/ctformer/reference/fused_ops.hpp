@@ -18,7 +18,8 @@ inline value apply(embedding_op<true> op, const dims_t& out, const value& table,
 }
 
 // act(A·Wᵀ + bias) + residual; the residual repeats when it has fewer rows (a PE table). Gated:
-// act(gate) · up, gate and up the products of W's first and second halves of rows.
+// act(gate) · up, gate and up the products of W's first and second halves of rows. Rotated: the
+// heads of the first columns then turned by rotary positions (the angles' table is the kernel's).
 template <class Epilogue, class... Extra>
 value apply(gemm_op<Epilogue>, const dims_t& out, const value& a, const value& w, const Extra&... extra) {
     const std::array<const value*, sizeof...(Extra)> operands{&extra...};
@@ -39,6 +40,7 @@ value apply(gemm_op<Epilogue>, const dims_t& out, const value& a, const value& w
         if constexpr (Epilogue::gated) sum *= product(row, n + col);
         c[i] = residual ? sum + (*residual)[i % residual->size()] : sum;
     }
+    if constexpr (Epilogue::rotated) turn_heads(c, Epilogue::rotary.spec, Epilogue::rotary.columns);
     return c;
 }
 

@@ -203,22 +203,28 @@ inline value apply(rms_norm_op op, const dims_t& out, const value& x, const valu
     return y;
 }
 
-// Each head's pair i turned by the angle position · θ^(-2i/dims) (rounded as rotary_spec::angle),
-// the position a row's index along the axis before the last; the dimensions past `dims` copied.
+// The heads in y's first `columns` columns: each head's pair i turned by the angle position ·
+// θ^(-2i/dims) (rounded as rotary_spec::angle), the position a row's index along the axis before
+// the last; the dimensions past `dims` kept.
+inline void turn_heads(value& y, const rotary_spec& s, std::size_t columns) {
+    const std::size_t width = extent(y.dims), length = extent(y.dims, 1), pairs = s.dims() / 2;
+    const bool half = s.pairing == rotary_pairing::half;
+    for (std::size_t row = 0; row < y.size() / width; ++row)
+        for (std::size_t head = row * width; head < row * width + columns; head += s.head_dim)
+            for (std::size_t i = 0; i < pairs; ++i) {
+                const double angle = s.angle(row % length, i), c = std::cos(angle), sn = std::sin(angle);
+                const std::size_t a = head + (half ? i : 2 * i), b = a + (half ? pairs : 1);
+                const double ya = y[a], yb = y[b];
+                y[a] = ya * c - yb * sn;
+                y[b] = yb * c + ya * sn;
+            }
+}
+
 template <rotary_spec S>
 value apply(rotary_op<S>, const dims_t& out, const value& x) {
-    const std::size_t width = extent(x.dims), length = extent(x.dims, 1), dims = S.dims(), pairs = dims / 2;
-    const bool half = S.pairing == rotary_pairing::half;
     value y(out);
     y.data = x.data;
-    for (std::size_t row = 0; row < x.size() / width; ++row)
-        for (std::size_t head = row * width; head < (row + 1) * width; head += S.head_dim)
-            for (std::size_t i = 0; i < pairs; ++i) {
-                const double angle = S.angle(row % length, i);
-                const std::size_t a = head + (half ? i : 2 * i), b = a + (half ? pairs : 1);
-                y[a] = x[a] * std::cos(angle) - x[b] * std::sin(angle);
-                y[b] = x[b] * std::cos(angle) + x[a] * std::sin(angle);
-            }
+    turn_heads(y, S, extent(y.dims));
     return y;
 }
 

@@ -3,7 +3,9 @@
 // Each names its operands' roles, in the order of the node's children, so the code that reads a
 // fused node finds an operand by what it is (operand<operand_role::residual>(e)), not by position.
 //
-//   gemm<epilogue>(A, W [, bias] [, residual])   act(A·Wᵀ + bias) + residual, W [N, K] as nn.Linear;
+//   gemm<epilogue>(A, W [, bias] [, residual] [, angles])
+//                                                 act(A·Wᵀ + bias) + residual, W [N, K] as nn.Linear,
+//                                                 or its heads then turned by rotary positions;
 //                                                 gated: act(A·W_gateᵀ + b) · (A·W_upᵀ + b) + residual,
 //                                                 W = concat(W_gate, W_up) [2N, K]
 //   fused_attention(Q, K, V [, masks])            softmax(mask(scale · Q·Kᵀ)) · V in one pass
@@ -20,6 +22,7 @@
 #include <string>
 
 #include "../expr.hpp"
+#include "rotary.hpp"
 #include "../../core/kinds.hpp"
 
 namespace ctformer {
@@ -27,17 +30,21 @@ namespace ctformer {
 // What an operand of a fused operation is.
 enum class operand_role {
     input, weight, bias, residual, query, key, value, key_padding, attend, additive, gamma, beta,
-    table, ids, positions, types, type_ids  // a BERT embedding's tables and token ids
+    table, ids, positions, types, type_ids,  // a BERT embedding's tables and token ids
+    angles                                   // a rotary GEMM's cosines and sines (rotary_table)
 };
 
 template <class Epilogue>
 struct gemm_op {
     using epilogue_type = Epilogue;
     static constexpr const char* name = "gemm";
-    static constexpr std::array<operand_role, 2 + Epilogue::bias + Epilogue::residual> roles = [] {
-        std::array<operand_role, 2 + Epilogue::bias + Epilogue::residual> r{operand_role::input, operand_role::weight};
-        if constexpr (Epilogue::bias) r[2] = operand_role::bias;
-        if constexpr (Epilogue::residual) r.back() = operand_role::residual;
+    static constexpr std::array<operand_role, 2 + Epilogue::bias + Epilogue::residual + Epilogue::rotated> roles = [] {
+        std::array<operand_role, 2 + Epilogue::bias + Epilogue::residual + Epilogue::rotated> r{operand_role::input,
+                                                                                                 operand_role::weight};
+        std::size_t next = 2;
+        if constexpr (Epilogue::bias) r[next++] = operand_role::bias;
+        if constexpr (Epilogue::residual) r[next++] = operand_role::residual;
+        if constexpr (Epilogue::rotated) r[next++] = operand_role::angles;
         return r;
     }();
     static std::string detail() {
@@ -46,6 +53,8 @@ struct gemm_op {
         if (Epilogue::act != activation::none) text += std::string(" ") + activation_name(Epilogue::act);
         if (Epilogue::gated) text += " ·up";
         if (Epilogue::residual) text += " +residual";
+        if (Epilogue::rotated)
+            text += " rotary(columns 0:" + std::to_string(Epilogue::rotary.columns) + " " + rotary_text(Epilogue::rotary.spec) + ")";
         return text == "epilogue:" ? "" : text;
     }
 };

@@ -4,9 +4,8 @@
 // turns, in every head, the first rotary_dims of its dimensions in pairs by the angle
 // position · θ^(-2i/rotary_dims), pair i being (i, i + rotary_dims/2) (Hugging Face's rotate_half,
 // LLaMA, Qwen2, Mistral, GPT-NeoX) or (2i, 2i + 1) (GPT-J's rotate_every_two); the other dimensions
-// (partial rotary) pass unchanged. rotary_dims 0 means the whole head. The angle is Hugging Face's:
-// θ^(-2i/dims) and its product with the position rounded to fp32 (so at position 2000 it differs
-// from the exact angle by up to 1e-4, as PyTorch's does); its cosine and sine are then exact.
+// (partial rotary) pass unchanged. rotary_dims 0 means the whole head; the spec and its angle are in
+// core/kinds.hpp. fuse_rotary applies it in the epilogue of the GEMM that makes x.
 #pragma once
 
 #include <cmath>
@@ -16,32 +15,29 @@
 
 namespace ctformer {
 
-enum class rotary_pairing { half, interleaved };
-
-struct rotary_spec {
-    int head_dim = 64;
-    int rotary_dims = 0;  // 0: head_dim
-    double theta = 10000.0;
-    rotary_pairing pairing = rotary_pairing::half;
-
-    constexpr int dims() const { return rotary_dims ? rotary_dims : head_dim; }
-
-    // Pair i's angle at `position`: fp32(position · fp32(1 / fp32(θ^(2i/dims)))), as LlamaRotaryEmbedding.
-    double angle(std::size_t position, std::size_t i) const {
-        const float exponent = static_cast<float>(2 * i) / static_cast<float>(dims());
-        const float frequency = 1.0f / static_cast<float>(std::pow(static_cast<double>(static_cast<float>(theta)), double(exponent)));
-        return static_cast<float>(static_cast<float>(position) * frequency);
+// The cosines and sines of S's angles, [positions, dims]: row p holds pair i's cosine in column i and
+// its sine in column dims/2 + i. A constant leaf, computed once: the table fuse_rotary's GEMM reads.
+template <rotary_spec S>
+struct rotary_table {
+    static inline const std::string name = "rotary_angles theta=" + number_text(S.theta);
+    static double at(int position, int column, int width) {
+        const int pairs = width / 2;
+        const double angle = S.angle(static_cast<std::size_t>(position), static_cast<std::size_t>(column % pairs));
+        return column < pairs ? std::cos(angle) : std::sin(angle);
     }
 };
+
+// "head_dim=64 dims=64 theta=10000 half", as explain() prints a rotary step or epilogue.
+inline std::string rotary_text(const rotary_spec& s) {
+    return "head_dim=" + std::to_string(s.head_dim) + " dims=" + std::to_string(s.dims()) + " theta=" + number_text(s.theta) +
+           (s.pairing == rotary_pairing::half ? " half" : " interleaved");
+}
 
 template <rotary_spec S>
 struct rotary_op {
     static constexpr const char* name = "rotary";
     static constexpr rotary_spec spec = S;
-    static std::string detail() {
-        return "head_dim=" + std::to_string(S.head_dim) + " dims=" + std::to_string(S.dims()) +
-               " theta=" + number_text(S.theta) + (S.pairing == rotary_pairing::half ? " half" : " interleaved");
-    }
+    static std::string detail() { return rotary_text(S); }
 };
 
 template <rotary_spec S, operand X>

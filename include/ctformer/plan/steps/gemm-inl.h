@@ -11,6 +11,7 @@
 #endif
 
 #include <algorithm>
+#include <numeric>
 
 #include "../../kernels/gemm-inl.h"
 #include "../../core/parallel.hpp"
@@ -42,6 +43,27 @@ struct gemm_step {
         if constexpr (residual) s.reads.push_back({"residual", l.value(operand_of<operand_role::residual>(e))});
         s.packed.push_back(l.packed(operand_of<operand_role::weight>(e)));
         if constexpr (epilogue_of<E>::bias) s.packed.push_back(l.packed(operand_of<operand_role::bias>(e)));
+        if constexpr (epilogue_of<E>::rotated) s.reads.push_back({"angles", l.value(operand_of<operand_role::angles>(e))});
+    }
+
+    // The panels a thread's share of W comes in: gate and up pairs, or whole heads of rotary positions.
+    static std::size_t panel_multiple(const kernels::packed_weight& w) {
+        if constexpr (gated) return 2;
+        else if constexpr (epilogue_of<E>::rotated) return std::lcm(w.width, std::size_t(epilogue_of<E>::rotary.spec.head_dim)) / w.width;
+        else return 1;
+    }
+
+    // Where the rotary positions' angles are, and each row's position (kernels/gemm.hpp).
+    static kernels::rotary_args rotary(const launch_args& a) {
+        constexpr rotary_columns turns = epilogue_of<E>::rotary;
+        return {.angles = a.read("angles"),
+                .columns = std::size_t(turns.columns),
+                .head_dim = std::size_t(turns.spec.head_dim),
+                .pairs = std::size_t(turns.spec.dims() / 2),
+                .half = turns.spec.pairing == rotary_pairing::half,
+                .first_position = a.extents.position,
+                .length = extent<E>(a.extents, 1),
+                .position_of = a.extents.ragged ? a.extents.ragged->positions.data() : nullptr};
     }
 
     static double flops(const extent_values& at) { return 2.0 * double(elements<shape_of_t<E>>(at)) * k * (gated ? 2 : 1); }
@@ -58,7 +80,7 @@ struct gemm_step {
     // seeds' 20 rows, decoding): W's panels split instead, one block per thread, so the cores stream a
     // share of W each, once, where split rows had each stream all of it (the seeds' layer got slower
     // with a second thread), and each packs A once (docs/performance.md). A gated GEMM's panels split
-    // in pairs (gate and up), and its row blocks are at most gated_tiles tiles.
+    // in pairs (gate and up), and its row blocks are at most gated_tiles tiles; a rotated one's at heads.
     static void launch(const step&, const launch_args& a) {
         const std::size_t rows = elements<shape_of_t<E>>(a.extents) / n;
         kernels::epilogue_args args{.act = epilogue_of<E>::act};
@@ -72,6 +94,7 @@ struct gemm_step {
                 if (a.extents.ragged) args.residual_row_of = a.extents.ragged->positions.data();
             }
         }
+        if constexpr (epilogue_of<E>::rotated) args.rotary = rotary(a);
         const kernels::packed_weight& w = *a.packed;
         const std::size_t row_tiles = kernels::divide_up(rows, kt::kRows);
         const std::size_t wanted = a.threads > 1 ? 4 * static_cast<std::size_t>(a.threads) : 1;
@@ -80,7 +103,7 @@ struct gemm_step {
         const std::size_t row_blocks = std::max(few_rows ? 1 : wanted, least_blocks);
         const std::size_t panel_blocks = few_rows ? std::min(w.panels, static_cast<std::size_t>(a.threads)) : 1;
         const std::size_t tiles_per_block = kernels::divide_up(row_tiles, row_blocks);
-        const std::size_t panels_per_block = kernels::round_up(kernels::divide_up(w.panels, panel_blocks), gated ? 2 : 1);
+        const std::size_t panels_per_block = kernels::round_up(kernels::divide_up(w.panels, panel_blocks), panel_multiple(w));
         parallel_for(row_blocks * panel_blocks, a.threads, [&](std::size_t item, int thread) {
             const std::size_t r = item / panel_blocks, p = item % panel_blocks;
             const std::size_t row_begin = std::min(rows, r * tiles_per_block * kt::kRows);
