@@ -103,7 +103,7 @@ static void qkv(benchmark::State& state) {
         for (float& x : *t) x = uniform(rng);
     const auto packed = kt::pack_weight(n, k, w.data());
     ctformer::kernels::epilogue_args args;
-    if (Rotated) args.rotary = {.angles = angles.data(), .columns = 2304, .head_dim = 64, .pairs = pairs, .length = m};
+    if (Rotated) args.rotary = {.angles = angles.data(), .columns = 2304, .head_dim = 64, .pairs = pairs, .position = {.length = m}};
     for (auto _ : state) {
         kt::gemm(m, a.data(), packed, c.data(), args);
         benchmark::DoNotOptimize(c.data());

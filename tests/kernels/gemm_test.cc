@@ -171,7 +171,7 @@ void check_rotary(std::size_t sequences) {
     std::vector<float> got(m * N, -12345.0f);
     kernels::epilogue_args args;
     args.rotary = {.angles = angles.data(), .columns = Columns, .head_dim = std::size_t(S.head_dim), .pairs = pairs,
-                   .half = S.pairing == rotary_pairing::half, .length = length};
+                   .half = S.pairing == rotary_pairing::half, .position = {.length = length}};
     kt::gemm(m, in.at("x").data.data(), packed, got.data(), args);
     test::expect_close(got, want, {.atol = 1e-5, .rtol = 1e-4}, "rotary gemm m=" + std::to_string(m) + " " + rotary_text(S));
 }

@@ -284,10 +284,6 @@ void finish_values(float* c, const packed_weight& w, std::size_t p, std::size_t 
     }
 }
 
-// finish_values for the epilogue's activation, chosen at run time, once a panel's rows have their
-// sums (then rotary positions, rotate_heads): one copy of each micro-kernel serves every epilogue, where a copy per epilogue had made
-// each model compile three times the GEMM code (docs/performance.md). The last K block ran hundreds
-// of FMAs per value finished here; reloading the values from cache costs about one of them.
 // Rotary positions on the heads whose last column is in panel p, and whose first is in this call's
 // panels (from panel_begin): all their panels have their sums, still in cache. A thread's panels start
 // at a head (gemm_step), so every head is turned, once, by the thread that made it. Row by row, each
@@ -305,6 +301,11 @@ inline void rotate_heads(float* c, const packed_weight& w, std::size_t p, std::s
     }
 }
 
+// finish_values for the epilogue's activation, chosen at run time, once a panel's rows have their
+// sums, then rotate_heads: one copy of each micro-kernel serves every epilogue, where a copy per
+// epilogue had made each model compile three times the GEMM code (docs/performance.md). The last K
+// block ran hundreds of FMAs per value finished here; reloading the values from cache costs about
+// one of them.
 HWY_NOINLINE inline void finish_panel(float* c, const packed_weight& w, std::size_t p, std::size_t panel_begin,
                                       std::size_t row_begin, std::size_t row_end, const epilogue_args& args) {
     if (w.gated ? p % 2 == 1 : args.act != activation::none || args.residual != nullptr)

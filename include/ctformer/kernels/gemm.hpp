@@ -15,6 +15,7 @@
 
 #include "../core/kinds.hpp"
 #include "bfloat16.hpp"
+#include "rotary.hpp"
 
 namespace ctformer::kernels {
 
@@ -24,20 +25,6 @@ namespace ctformer::kernels {
 // with residual_rows > 0 it has only that many rows, repeated (a [L, N] table added to every
 // sequence of [B·L, N]); with residual_row_of, row r adds the table's row residual_row_of[r] (a
 // packed batch's positions).
-// Rotary positions on C's first `columns` columns, heads of head_dim with `pairs` pairs each (rotate_half,
-// or interleaved): row r, at position(r), takes its cosines and sines from that row of `angles`
-// [positions, 2·pairs]. The position is first_position + r % length, or + position_of[r] (a packed
-// batch's tokens).
-struct rotary_args {
-    const float* angles = nullptr;
-    std::size_t columns = 0, head_dim = 0, pairs = 0;
-    bool half = true;
-    std::size_t first_position = 0, length = 1;
-    const std::size_t* position_of = nullptr;
-
-    std::size_t position(std::size_t r) const { return first_position + (position_of ? position_of[r] : r % length); }
-};
-
 struct epilogue_args {
     activation act = activation::none;
     float* gated_out = nullptr;  // a gated GEMM's output [rows, F]; C is then its scratch

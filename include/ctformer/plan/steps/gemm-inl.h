@@ -53,7 +53,7 @@ struct gemm_step {
         else return 1;
     }
 
-    // Where the rotary positions' angles are, and each row's position (kernels/gemm.hpp).
+    // Where the rotary positions' angles are, and each row's position (kernels/rotary.hpp).
     static kernels::rotary_args rotary(const launch_args& a) {
         constexpr rotary_columns turns = epilogue_of<E>::rotary;
         return {.angles = a.read("angles"),
@@ -61,9 +61,7 @@ struct gemm_step {
                 .head_dim = std::size_t(turns.spec.head_dim),
                 .pairs = std::size_t(turns.spec.dims() / 2),
                 .half = turns.spec.pairing == rotary_pairing::half,
-                .first_position = a.extents.position,
-                .length = extent<E>(a.extents, 1),
-                .position_of = a.extents.ragged ? a.extents.ragged->positions.data() : nullptr};
+                .position = row_positions_of<E>(a)};
     }
 
     static double flops(const extent_values& at) { return 2.0 * double(elements<shape_of_t<E>>(at)) * k * (gated ? 2 : 1); }

@@ -14,6 +14,7 @@
 #include <cstddef>
 
 #include "../../dsl/ops/heads.hpp"
+#include "../../kernels/rotary.hpp"
 #include "../../kernels/strided.hpp"
 #include "../../passes/match.hpp"
 #include "../program.hpp"
@@ -34,6 +35,13 @@ std::size_t extent(const extent_values& at, std::size_t from_end = 0) {
 
 // Whether the run-time batch stays out of E's last two axes, which the steps that loop over matrices
 // take at compile time (a [B, D] value's rows are known only at run time).
+// Where each row of E's value sits in its sequence, in this run (kernels/rotary.hpp): its index
+// along the axis before the last, from the run's first position, or a packed token's own place.
+template <class E>
+kernels::row_positions row_positions_of(const launch_args& a) {
+    return {a.extents.position, extent<E>(a.extents, 1), a.extents.ragged ? a.extents.ragged->positions.data() : nullptr};
+}
+
 template <class E>
 inline constexpr bool batch_outside_matrix = [] {
     if constexpr (rank_of<E> < 2) return true;

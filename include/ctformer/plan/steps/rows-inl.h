@@ -110,9 +110,8 @@ struct l2_normalize_step {
     }
 };
 
-// rotary<spec>(x): a row's position is its index along the axis before the last, from the run's first
-// position on (a decoding run's), or in a packed batch, its token's place in its own sequence. The
-// row's cosines and sines are computed once for all its heads.
+// rotary<spec>(x), each row at its position (row_positions_of); the row's cosines and sines are
+// computed once for all its heads.
 template <class E>
     requires is_rotary<E>
 struct rotary_step {
@@ -133,14 +132,13 @@ struct rotary_step {
     static std::size_t scratch_bytes() { return 0; }
 
     static void launch(const step&, const launch_args& a) {
-        const std::size_t rows = elements<shape_of_t<E>>(a.extents) / width, length = extent<E>(a.extents, 1);
-        const ragged_batch* ragged = a.extents.ragged;
-        for_row_blocks(rows, a.threads, [&](std::size_t first, std::size_t count) {
+        const kernels::row_positions position = row_positions_of<E>(a);
+        for_row_blocks(elements<shape_of_t<E>>(a.extents) / width, a.threads, [&](std::size_t first, std::size_t count) {
             std::array<float, pairs> cos, sin;
             for (std::size_t row = first; row < first + count; ++row) {
-                const std::size_t token = row % length, position = a.extents.position + (ragged ? ragged->positions[token] : token);
+                const std::size_t at = position(row);
                 for (std::size_t i = 0; i < pairs; ++i) {
-                    const double angle = spec.angle(position, i);
+                    const double angle = spec.angle(at, i);
                     cos[i] = static_cast<float>(std::cos(angle));
                     sin[i] = static_cast<float>(std::sin(angle));
                 }
