@@ -13,6 +13,7 @@
 #include "dsl/nn/encoder.hpp"
 #include "dsl/nn/feed_forward.hpp"
 #include "dsl/nn/gpt2.hpp"
+#include "dsl/nn/llama.hpp"
 #include "dsl/nn/norm.hpp"
 #include "dsl/nn/positional_encoding.hpp"
 #include "dsl/nn/transformer.hpp"

@@ -356,6 +356,128 @@ def gpt2_case(out):
     save(os.path.join(out, "gpt2_2_layers.safetensors"), tensors, {"module": "GPT-2 (GPT2LMHeadModel's names)"})
 
 
+def rotary_angles(length, dims, theta):
+    """LlamaRotaryEmbedding's angles [length, dims/2]: 1/θ^(2i/dims) and its product with the position
+    rounded to float32, as Hugging Face computes them; their cosines and sines are then taken in the
+    model's precision."""
+    inverse = 1.0 / (theta ** (torch.arange(0, dims, 2, dtype=torch.int64).float() / dims))
+    return (torch.arange(length).float()[:, None] * inverse[None, :]).double()
+
+
+def rotate(x, dims, theta, interleaved):
+    """x [B, heads, L, d_head] with its first `dims` dimensions turned: pair i is (i, i + dims/2), Hugging
+    Face's rotate_half, or (2i, 2i + 1), GPT-J's rotate_every_two; the rest pass (partial rotary)."""
+    turned, rest = x[..., :dims], x[..., dims:]
+    angles = rotary_angles(x.shape[-2], dims, theta).to(x.dtype)
+    cos, sin = angles.cos(), angles.sin()
+    if interleaved:
+        a, b = turned[..., 0::2], turned[..., 1::2]
+        turned = torch.stack((a * cos - b * sin, b * cos + a * sin), dim=-1).flatten(-2)
+    else:
+        a, b = turned[..., : dims // 2], turned[..., dims // 2:]
+        turned = torch.cat((a * cos - b * sin, b * cos + a * sin), dim=-1)
+    return torch.cat((turned, rest), dim=-1)
+
+
+class RMSNorm(torch.nn.Module):
+    """LlamaRMSNorm: x / √(mean(x²) + eps) · weight."""
+
+    def __init__(self, d, eps):
+        super().__init__()
+        self.weight, self.eps = torch.nn.Parameter(torch.empty(d)), eps
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class LlamaLayer(torch.nn.Module):
+    """LlamaDecoderLayer by its names: input_layernorm, self_attn.{q,k,v,o}_proj, post_attention_layernorm,
+    mlp.{gate,up,down}_proj; grouped-query attention, rotary q and k, SiLU-gated MLP; biases on q, k and
+    v only with qkv_bias (Qwen2's Qwen2Attention)."""
+
+    def __init__(self, c):
+        super().__init__()
+        d, dh = c["d"], c["d"] // c["heads"]
+        self.c = c
+        self.input_layernorm, self.post_attention_layernorm = RMSNorm(d, c["eps"]), RMSNorm(d, c["eps"])
+        linear = lambda i, o, bias=False: torch.nn.Linear(i, o, bias=bias)
+        self.self_attn = children(q_proj=linear(d, c["heads"] * dh, c["qkv_bias"]),
+                                  k_proj=linear(d, c["kv_heads"] * dh, c["qkv_bias"]),
+                                  v_proj=linear(d, c["kv_heads"] * dh, c["qkv_bias"]), o_proj=linear(d, d))
+        self.mlp = children(gate_proj=linear(d, c["d_ff"]), up_proj=linear(d, c["d_ff"]), down_proj=linear(c["d_ff"], d))
+
+    def forward(self, x):
+        c, a = self.c, self.self_attn
+        batch, length, d = x.shape
+        dh, dims = d // c["heads"], c["rotary_dims"] or d // c["heads"]
+        heads = lambda t, h: t.view(batch, length, h, dh).transpose(1, 2).repeat_interleave(c["heads"] // h, dim=1)
+        turn = lambda t: rotate(t, dims, c["theta"], c["interleaved"])
+        n = self.input_layernorm(x)
+        q = turn(heads(a.q_proj(n), c["heads"]))
+        k, v = turn(heads(a.k_proj(n), c["kv_heads"])), heads(a.v_proj(n), c["kv_heads"])
+        causal = torch.ones(length, length, dtype=torch.bool).tril()
+        scores = (q @ k.transpose(-1, -2)) / dh ** 0.5
+        o = scores.masked_fill(~causal, float("-inf")).softmax(-1) @ v
+        x = x + a.o_proj(o.transpose(1, 2).reshape(batch, length, d))
+        m = self.post_attention_layernorm(x)
+        return x + self.mlp.down_proj(torch.nn.functional.silu(self.mlp.gate_proj(m)) * self.mlp.up_proj(m))
+
+
+class Llama(torch.nn.Module):
+    """LlamaForCausalLM in plain PyTorch, by Hugging Face's state_dict names: model.embed_tokens,
+    model.layers.{i}.*, model.norm, and lm_head unless tied to embed_tokens (c["tied"])."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.c = c
+        self.model = children(embed_tokens=torch.nn.Embedding(c["vocabulary"], c["d"]),
+                              layers=torch.nn.ModuleList(LlamaLayer(c) for _ in range(c["layers"])),
+                              norm=RMSNorm(c["d"], c["eps"]))
+        if not c["tied"]:
+            self.lm_head = torch.nn.Linear(c["d"], c["vocabulary"], bias=False)
+        self.head = None  # the LM head's weight where it is another (bf16-rounded) copy, not in the state_dict
+
+    def forward(self, ids):
+        x = self.model.embed_tokens(ids)
+        for layer in self.model.layers:
+            x = layer(x)
+        head = self.head if self.head is not None else (self.model.embed_tokens.weight if self.c["tied"] else self.lm_head.weight)
+        return self.model.norm(x) @ head.T
+
+
+def llama_cases(out):
+    """Two 2-layer LLaMAs, width 32, 4 heads of 8, d_ff 48, a vocabulary of 61, random weights (randomize:
+    RMSNorm gains in [0.5, 1.5], q/k/v biases in ±0.5; its own seed): llama_2_layers, LLaMA's
+    (2 KV heads, rotate_half, θ 10000, lm_head of its own), and qwen2_2_layers, a Qwen2 with what LLaMA
+    lacks (q/k/v biases, the head tied to the embeddings) and the other rotary forms (one KV head,
+    GPT-J's interleaved pairs on 6 of 8 dimensions, θ 1e6). Each as gpt2_case: a prompt of 5 ids,
+    8 greedy steps by the full forward, the logits computed in double precision from the float32
+    weights (the rotary angles rounded to float32 as Hugging Face's are), then the same with every GEMM
+    weight rounded to bf16 (bf16_expected*): q/k/v/o, gate/up/down and the head, not the embeddings."""
+    base = dict(vocabulary=61, d=32, heads=4, d_ff=48, layers=2, eps=1e-5)
+    cases = {"llama_2_layers": dict(base, kv_heads=2, theta=10000.0, rotary_dims=0, interleaved=False, tied=False,
+                                    qkv_bias=False),
+             "qwen2_2_layers": dict(base, kv_heads=1, theta=1e6, rotary_dims=6, interleaved=True, tied=True,
+                                    qkv_bias=True, eps=1e-6)}
+    torch.manual_seed(10)  # tokens that change, chosen by a margin of 0.037 or more
+    for name, c in cases.items():
+        model = randomize(Llama(c).eval()).double()
+        ids = torch.randint(0, c["vocabulary"], (1, 5))
+        tokens, steps = greedy(model, ids, 8)
+        tensors = dict(model.state_dict(), prompt=ids, expected_tokens=tokens, expected_step_logits=steps,
+                       expected=model(ids))
+        top2 = steps.topk(2, dim=-1).values  # how far each greedy choice is from the runner-up
+        print(name, "tokens", tokens.tolist(), "least margin", float((top2[:, 0] - top2[:, 1]).min()))
+        rounded = copy.deepcopy(model)
+        for p_name, p in rounded.named_parameters():
+            if p.dim() == 2 and "embed_tokens" not in p_name:
+                p.copy_(bf16(p))
+        rounded.head = bf16(model.model.embed_tokens.weight if c["tied"] else model.lm_head.weight)
+        tokens, steps = greedy(rounded, ids, 8)
+        tensors.update(bf16_expected_tokens=tokens, bf16_expected_step_logits=steps, bf16_expected=rounded(ids))
+        save(os.path.join(out, name + ".safetensors"), tensors, {"module": "LlamaForCausalLM's names, " + json.dumps(c)})
+
+
 def children(**modules):
     """A plain nn.Module holding modules by name: Hugging Face's nesting, which its state_dict names follow."""
     parent = torch.nn.Module()
@@ -529,5 +651,6 @@ if __name__ == "__main__":
     decoder_cases(out)
     embedding_case(out)
     gpt2_case(out)
+    llama_cases(out)
     bert_cases(out)
     print("torch", torch.__version__, "->", out)

@@ -22,6 +22,7 @@
 
 #include <ctformer/runtime/model-inl.h>
 
+#include "support/generation_check.hpp"
 #include "support/model_check.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -76,46 +77,6 @@ void expect_decoding_equals_forward(const Model& model, const tensor_map& inputs
 
 constexpr nn::gpt2_config tiny{.vocabulary = 61, .positions = 24, .d_model = 32, .heads = 4, .layers = 2};
 
-// fp32 against the golden logits, computed in double precision: logits up to 13 agree to 3.8e-6 on
-// every target. A LayerNorm eps of 1e-12 for 1e-5 moves them by 4.6e-5, erf's GELU for tanh's by 7e-4.
-inline constexpr test::tolerance against_pytorch{.atol = 6e-6, .rtol = 5e-7};
-
-// The logits of the golden file's prompt, then of 8 greedy steps, each by the full causal forward of
-// the prefix and then token by token with the KV cache, against PyTorch's `prefix`expected*, and
-// the tokens they choose.
-template <class Model>
-void expect_pytorch_generation(const Model& model, const safetensors_file& file, const tensor_map& golden,
-                               const std::string& prefix) {
-    const id_tensor prompt = file.ids("prompt"), expected_tokens = file.ids(prefix + "expected_tokens");
-    test::expect_close(model.run(prompt), golden.at(prefix + "expected"), against_pytorch, prefix + "prompt");
-    const host_tensor<float>& step_logits = golden.at(prefix + "expected_step_logits");
-    const std::size_t vocabulary = step_logits.dims[1];
-    // Step `step`: the last position's logits against PyTorch's, and the token they choose.
-    const auto chosen = [&](const host_tensor<float>& logits, std::size_t step, const std::string& what) {
-        const auto last = logits.data.end() - static_cast<std::ptrdiff_t>(vocabulary);
-        const auto want = step_logits.data.begin() + static_cast<std::ptrdiff_t>(step * vocabulary);
-        test::expect_close(std::vector<float>(last, logits.data.end()), std::vector<float>(want, want + vocabulary),
-                           against_pytorch, prefix + what + " " + std::to_string(step));
-        return static_cast<std::int32_t>(std::max_element(last, logits.data.end()) - last);
-    };
-    id_tensor tokens = prompt;
-    std::vector<std::int32_t> generated;
-    for (std::size_t step = 0; step < expected_tokens.size(); ++step) {
-        generated.push_back(chosen(model.run(tokens), step, "step"));
-        tokens.data.push_back(generated.back());
-        tokens.dims[1] += 1;
-    }
-    EXPECT_EQ(generated, expected_tokens.data) << prefix << "full forward";
-    auto decoding = model.start_decoding(1);
-    host_tensor<float> logits = decoding.prefill(prompt);
-    generated.clear();
-    for (std::size_t step = 0; step < expected_tokens.size(); ++step) {
-        generated.push_back(chosen(logits, step, "decoded step"));
-        logits = decoding.step(id_tensor({1, 1}, {generated.back()}));
-    }
-    EXPECT_EQ(generated, expected_tokens.data) << prefix << "decoded";
-}
-
 // A 2-layer GPT-2 by Hugging Face's names (Conv1D weights stored [in, out], the LM head tied to wte)
 // against PyTorch: fp32, then with every GEMM's weight in bf16 against PyTorch's fp32 arithmetic on
 // the same weights rounded to bf16 (each Conv1D's and the head's; embeddings, biases and norms fp32).
@@ -125,9 +86,9 @@ void TestGPT2AgainstPyTorch() {
     const tensor_map golden = load_state_dict(path);
     auto model = rt::compile(nn::gpt2<tiny>(id_input<"input_ids", batch, upto<24>>()));
     model.bind(golden, {.strict = false});
-    expect_pytorch_generation(model, file, golden, "");
+    test::expect_pytorch_generation(model, file, golden, "");
     model.bind(golden, {.strict = false, .gemm_weights = kernels::weight_format::bf16});
-    expect_pytorch_generation(model, file, golden, "bf16_");
+    test::expect_pytorch_generation(model, file, golden, "bf16_");
 }
 
 void TestGPT2DecodesAsItsFullForward() {
