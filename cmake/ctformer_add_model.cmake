@@ -2,8 +2,9 @@
 # ctformer_add_model(NAME HF_CONFIG config.json [PARAMS name=value ...])
 #
 # Makes NAME a static library of the model declared in SOURCE with CTFORMER_REGISTER_MODEL(NAME, P),
-# or of the BERT-family model a Hugging Face config.json describes (model_type bert, roberta,
-# xlm-roberta; declared by generator/hf_model.cpp, the PARAMS over the file's geometry):
+# or of the model a Hugging Face config.json describes (model_type bert, roberta, xlm-roberta: nn::bert;
+# llama, qwen2, mistral: nn::llama; declared by generator/hf_model.cpp, the PARAMS over the file's
+# geometry):
 #   1. ctformer-gen checks PARAMS (a bad one, or a bad config.json, stops the build with one line)
 #      and writes NAME.params.hpp, again whenever config.json changes;
 #   2. generator/model_targets.cpp compiles the declaration for Highway's targets (model_targets.hpp)

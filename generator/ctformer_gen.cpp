@@ -23,9 +23,10 @@ void print_help(std::ostream& out) {
            "writes DIR/NAME.params.hpp. ctformer_add_model(NAME SOURCE FILE PARAMS ...) runs it, then\n"
            "builds NAME's generator, which writes NAME.hpp, NAME.cpp, NAME.plan.txt and NAME.dot\n"
            "(CTFORMER_GEN_DEBUG=1|2|3: fused groups | trees after each pass | generated source).\n"
-           "--hf-config reads a Hugging Face config.json (model_type bert, roberta, xlm-roberta): its\n"
-           "geometry, then the PARAMS over it (seq defaults to its positions, at most 512); the model\n"
-           "is nn::bert (ctformer_add_model(NAME HF_CONFIG config.json PARAMS ...)).\n\n"
+           "--hf-config reads a Hugging Face config.json (model_type bert, roberta, xlm-roberta: nn::bert;\n"
+           "llama, qwen2, mistral: nn::llama): its geometry, then the PARAMS over it (seq defaults to its\n"
+           "positions, at most 512 for the BERT family, 2048 for the LLaMA family)\n"
+           "(ctformer_add_model(NAME HF_CONFIG config.json PARAMS ...)).\n\n"
            "parameters:\n"
         << ctformer::gen::params_help();
 }
@@ -48,10 +49,12 @@ std::string problem_of(const ctformer::error& e) {
     return std::string(text.starts_with(prefix) ? text.substr(prefix.size()) : text);
 }
 
-// The parameters a config.json gives: its geometry, seq its usable positions (at most 512).
+// The parameters a config.json gives: its geometry, seq its usable positions (at most 512 for an
+// encoder, 2048 for a decoder: each position takes room in the KV cache).
 ctformer::gen::params params_of(const ctformer::hf_config& c) {
-    ctformer::gen::params p;
-    p.family = c.model_type == "bert" ? ctformer::gen::family_param::bert : ctformer::gen::family_param::roberta;
+    namespace gen = ctformer::gen;
+    gen::params p;
+    p.family = c.decoder() ? gen::family_param::llama : c.model_type == "bert" ? gen::family_param::bert : gen::family_param::roberta;
     p.vocabulary = c.vocab_size;
     p.positions = c.max_position_embeddings;
     p.token_types = c.type_vocab_size;
@@ -61,15 +64,25 @@ ctformer::gen::params params_of(const ctformer::hf_config& c) {
     p.d_ff = c.intermediate_size;
     p.layers = c.num_hidden_layers;
     p.act = c.hidden_act;
-    p.eps = c.layer_norm_eps;
-    p.norm = ctformer::nn::norm_position::post;
-    p.seq = std::clamp(p.positions - ctformer::gen::first_position(p), 1, 512);
+    p.eps = c.norm_eps;
+    p.norm = c.decoder() ? ctformer::nn::norm_position::pre : ctformer::nn::norm_position::post;
+    p.kv_heads = c.num_key_value_heads;
+    p.rope_theta = c.rope_theta;
+    p.head = c.tie_word_embeddings ? gen::head_param::tied : gen::head_param::own;
+    p.bias = c.qkv_bias ? gen::bias_param::qkv : gen::bias_param::none;
+    p.seq = std::clamp(p.positions - gen::first_position(p), 1, c.decoder() ? 2048 : 512);
     return p;
 }
 
-// The checkpoint's prefix of a family's base model ("bert.", "roberta."; XLM-R's is RoBERTa's).
+// The checkpoint's prefix of a family's base model ("bert.", "roberta."; XLM-R's is RoBERTa's); a
+// LLaMA's names are LlamaForCausalLM's, the model itself.
 std::string checkpoint_prefix(const ctformer::gen::params& p) {
-    return p.family == ctformer::gen::family_param::bert ? "bert." : "roberta.";
+    switch (p.family) {
+    case ctformer::gen::family_param::bert: return "bert.";
+    case ctformer::gen::family_param::roberta: return "roberta.";
+    case ctformer::gen::family_param::llama: return "";
+    }
+    return "";
 }
 
 }  // namespace
@@ -104,7 +117,7 @@ int main(int argc, char** argv) {
         const bool hf = !hf_config.empty();
         const ctformer::gen::params p =
             hf ? ctformer::gen::parse(words, params_of(ctformer::read_hf_config(hf_config))) : ctformer::gen::parse(words);
-        if (hf) ctformer::gen::check_bert(p);
+        if (hf) ctformer::gen::check_hf_model(p);
         // What the generated files say they come from: the declaration, or the config.json and its folder.
         const std::filesystem::path from = hf ? std::filesystem::path(hf_config) : std::filesystem::path(source);
         const std::string from_text =

@@ -44,7 +44,7 @@ ctf::hf_config as_hf_config(const ctf::nn::bert_config& g) {
     c.intermediate_size = g.d_ff;
     c.max_position_embeddings = g.positions;
     c.type_vocab_size = g.token_types;
-    c.layer_norm_eps = g.eps;
+    c.norm_eps = g.eps;
     c.hidden_act = g.act;
     return c;
 }
@@ -54,7 +54,7 @@ bool matches(const ctf::nn::bert_config& g, const ctf::hf_config& c) {
     return c.model_type == want.model_type && c.vocab_size == want.vocab_size && c.hidden_size == want.hidden_size &&
            c.num_hidden_layers == want.num_hidden_layers && c.num_attention_heads == want.num_attention_heads &&
            c.intermediate_size == want.intermediate_size && c.max_position_embeddings == want.max_position_embeddings &&
-           c.type_vocab_size == want.type_vocab_size && c.layer_norm_eps == want.layer_norm_eps &&
+           c.type_vocab_size == want.type_vocab_size && c.norm_eps == want.norm_eps &&
            c.hidden_act == want.hidden_act;
 }
 

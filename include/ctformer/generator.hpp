@@ -11,7 +11,8 @@
 // is that nn::config) and seq, layers, mask, fixed at build time by
 // ctformer_add_model(my_encoder SOURCE ... PARAMS seq=128 heads=8 act=gelu norm=pre); ctformer-gen --help lists them.
 // ctformer_add_model(NAME HF_CONFIG config.json) needs no declaration: its parameters come from the
-// file, and generator/hf_model.cpp declares nn::bert with them (gen::bert_config_of).
+// file, and generator/hf_model.cpp declares nn::bert or nn::llama with them (gen::bert_config_of,
+// gen::llama_config_of).
 #pragma once
 
 #include "ctformer.hpp"
@@ -47,6 +48,21 @@ constexpr nn::bert_config bert_config_of(const params& p) {
             .act = p.act,
             .eps = p.eps,
             .padding_idx = p.padding_idx};
+}
+
+// The nn::llama_config of a LLaMA-family model's parameters (HF_CONFIG).
+constexpr nn::llama_config llama_config_of(const params& p) {
+    return {.vocabulary = p.vocabulary,
+            .d_model = p.d_model,
+            .heads = p.heads,
+            .kv_heads = p.key_value_heads(),
+            .layers = p.layers,
+            .d_ff = p.d_ff,
+            .act = p.act,
+            .eps = p.eps,
+            .theta = p.rope_theta,
+            .tied = p.head == head_param::tied,
+            .qkv_bias = p.bias == bias_param::qkv};
 }
 
 }  // namespace ctformer::gen

@@ -3,8 +3,9 @@
 //   CTFORMER_REGISTER_MODEL(my_encoder, P) { return ctf::nn::encoder<P.config(), P.layers>(x); }
 // They are nn::config's fields, spelled as there (d_model, heads, kv_heads, d_ff, act, norm, eps),
 // the generator's own: seq, layers, mask, and a BERT-family model's (nn::bert_config's names: family,
-// vocabulary, positions, token_types, padding_idx; and output, token_type_ids), which
-// ctformer_add_model(NAME HF_CONFIG config.json) fills from the file. param_fields lists them once;
+// vocabulary, positions, token_types, padding_idx; and output, token_type_ids) or a LLaMA-family
+// model's (rope_theta, head, bias), which ctformer_add_model(NAME HF_CONFIG config.json) fills from
+// the file. param_fields lists them once;
 // parsing, ctformer-gen's help, its Markdown table and the C++ of the parameter header all come from it.
 // ctformer-gen parses and checks them at build time, before any model is compiled, so a bad one is
 // one line naming it; the compile-time checks of the nn blocks stay as the second line of defence.
@@ -24,9 +25,12 @@ namespace ctformer::gen {
 
 enum class mask_param { none, causal, key_padding };
 
-// A BERT-family model's (HF_CONFIG): how positions are numbered (nn::bert_family), what it returns,
-// and whether token types are an input or all 0 (as Hugging Face takes them when none are given).
-enum class family_param { bert, roberta };
+// A model of HF_CONFIG: the BERT family's (how positions are numbered: nn::bert_family), what it
+// returns, and whether token types are an input or all 0 (as Hugging Face takes them when none are
+// given); or the LLaMA family's (llama, qwen2, mistral: nn::llama), its LM head and biases.
+enum class family_param { bert, roberta, llama };
+enum class head_param { own, tied };
+enum class bias_param { none, qkv };
 enum class output_param { hidden, pooler, sentence_embedding };
 enum class types_param { input, zeros };
 
@@ -39,6 +43,10 @@ struct params : nn::config {
     int vocabulary = 30522, positions = 512, token_types = 2, padding_idx = 1;
     output_param output = output_param::hidden;
     types_param token_type_ids = types_param::input;
+    // A LLaMA-family model's besides nn::config's (nn::llama_config's meanings).
+    double rope_theta = 10000.0;
+    head_param head = head_param::own;
+    bias_param bias = bias_param::none;
 
     // The sequence extent to declare inputs with: any length from 1 to seq, at run time.
     constexpr int length() const { return length_extent(seq); }
@@ -58,12 +66,13 @@ inline constexpr auto param_fields = std::tuple_cat(
                    {{{"none", mask_param::none}, {"causal", mask_param::causal}, {"key_padding", mask_param::key_padding}}},
                    "ctformer::gen::mask_param",
                    "attention mask; key_padding adds a bool input \"key_padding\" [B, L]"},
-               fields::choice<params, family_param, 2>{
+               fields::choice<params, family_param, 3>{
                    "family",
                    &params::family,
-                   {{{"bert", family_param::bert}, {"roberta", family_param::roberta}}},
+                   {{{"bert", family_param::bert}, {"roberta", family_param::roberta}, {"llama", family_param::llama}}},
                    "ctformer::gen::family_param",
-                   "HF_CONFIG: roberta (and xlm-roberta) number positions from padding_idx + 1"},
+                   "HF_CONFIG: roberta (and xlm-roberta) number positions from padding_idx + 1; llama (qwen2, mistral) "
+                   "is nn::llama"},
                fields::number<params, int>{"vocabulary", &params::vocabulary, 1, 1 << 24, "HF_CONFIG: vocab_size"},
                fields::number<params, int>{"positions", &params::positions, 1, 65536, "HF_CONFIG: max_position_embeddings"},
                fields::number<params, int>{"token_types", &params::token_types, 1, 65536, "HF_CONFIG: type_vocab_size"},
@@ -81,7 +90,20 @@ inline constexpr auto param_fields = std::tuple_cat(
                    &params::token_type_ids,
                    {{{"input", types_param::input}, {"zeros", types_param::zeros}}},
                    "ctformer::gen::types_param",
-                   "HF_CONFIG: an id input \"token_type_ids\" [B, L] (when token_types > 1), or type 0 for every token"}});
+                   "HF_CONFIG: an id input \"token_type_ids\" [B, L] (when token_types > 1), or type 0 for every token"},
+               fields::number<params, double>{"rope_theta", &params::rope_theta, 1.0, 1e12, "HF_CONFIG llama: rope_theta"},
+               fields::choice<params, head_param, 2>{
+                   "head",
+                   &params::head,
+                   {{{"own", head_param::own}, {"tied", head_param::tied}}},
+                   "ctformer::gen::head_param",
+                   "HF_CONFIG llama: the LM head is lm_head.weight, or model.embed_tokens.weight (tie_word_embeddings)"},
+               fields::choice<params, bias_param, 2>{
+                   "bias",
+                   &params::bias,
+                   {{{"none", bias_param::none}, {"qkv", bias_param::qkv}}},
+                   "ctformer::gen::bias_param",
+                   "HF_CONFIG llama: no linear layer has a bias, or q_proj, k_proj and v_proj have (qwen2)"}});
 static_assert(fields::covers<params>(param_fields, 1),
               "param_fields must list every field of gen::params and nn::config, once");
 
@@ -106,16 +128,16 @@ inline void check(const params& p) {
 // The positions a BERT-family model of p numbers a sequence from (nn::bert_config::first_position).
 constexpr int first_position(const params& p) { return p.family == family_param::roberta ? p.padding_idx + 1 : 0; }
 
-// The rules of a BERT-family model (HF_CONFIG) between its parameters: a sequence of seq tokens has
-// positions, the pad token is a word.
-inline void check_bert(const params& p) {
+// The rules of an HF_CONFIG model between its parameters: a sequence of seq tokens has positions, a
+// BERT-family model's pad token is a word.
+inline void check_hf_model(const params& p) {
     const auto fail = [](const std::string& why) { throw param_error(why); };
     const int usable = p.positions - first_position(p);
     if (p.seq > usable)
         fail("seq=" + std::to_string(p.seq) + " is longer than the model's positions allow (" + std::to_string(usable) +
              ": max_position_embeddings " + std::to_string(p.positions) +
              (first_position(p) > 0 ? ", from padding_idx + 1)" : ")"));
-    if (p.padding_idx >= p.vocabulary)
+    if (p.family != family_param::llama && p.padding_idx >= p.vocabulary)
         fail("padding_idx=" + std::to_string(p.padding_idx) + " is outside the vocabulary (" +
              std::to_string(p.vocabulary) + " words)");
 }

@@ -71,8 +71,10 @@ TEST(CtformerGen, ParametersAreNnConfigsFields) {
 
 TEST(CtformerGen, EachBadParameterIsOneLine) {
     const std::pair<std::string, std::string> cases[] = {
-        {"head=8", "ctformer-gen: unknown parameter 'head' (known: seq, d_model, heads, kv_heads, d_ff, act, norm, eps, "
-                   "layers, mask, family, vocabulary, positions, token_types, padding_idx, output, token_type_ids)\n"},
+        {"depth=8", "ctformer-gen: unknown parameter 'depth' (known: seq, d_model, heads, kv_heads, d_ff, act, norm, eps, "
+                    "layers, mask, family, vocabulary, positions, token_types, padding_idx, output, token_type_ids, "
+                    "rope_theta, head, bias)\n"},
+        {"head=8", "ctformer-gen: head=8: expected one of own, tied\n"},
         {"d_model=512 heads=7", "ctformer-gen: heads=7 does not divide d_model=512\n"},
         {"heads=8 kv_heads=3", "ctformer-gen: kv_heads=3 does not divide heads=8\n"},
         {"seq=0", "ctformer-gen: seq=0: expected a whole number from 1 to 65536\n"},
@@ -134,6 +136,15 @@ TEST(CtformerGen, HfConfigGivesTheGeometry) {
     EXPECT_NE(params_header().find("ctformer_model_source = \"bert_tiny/config.json\""), std::string::npos);
     EXPECT_NE(params_header().find("ctformer_model_checkpoint_prefix = \"bert.\""), std::string::npos);
 
+    // A LLaMA: its KV heads, rotary base and head; no prefix, its names are LlamaForCausalLM's.
+    ASSERT_EQ(ctformer_gen_hf(hf("llama_tiny/config.json")).status, 0);
+    for (const char* line : {"p.seq = 24;", "p.kv_heads = 2;", "p.act = ctformer::activation::silu;",
+                             "p.norm = ctformer::nn::norm_position::pre;", "p.eps = 1e-05;",
+                             "p.family = ctformer::gen::family_param::llama;", "p.rope_theta = 10000;",
+                             "p.head = ctformer::gen::head_param::own;", "p.bias = ctformer::gen::bias_param::none;",
+                             "ctformer_model_checkpoint_prefix = \"\""})
+        EXPECT_NE(params_header().find(line), std::string::npos) << line << "\n" << params_header();
+
     // RoBERTa's positions start past the pad token: 20 of them leave 18 for a sequence.
     ASSERT_EQ(ctformer_gen_hf(hf("roberta_tiny/config.json"), "seq=12 output=sentence_embedding").status, 0);
     for (const char* line : {"p.seq = 12;", "p.family = ctformer::gen::family_param::roberta;", "p.token_types = 1;",
@@ -143,16 +154,18 @@ TEST(CtformerGen, HfConfigGivesTheGeometry) {
 }
 
 TEST(CtformerGen, EachBadConfigOrParameterIsOneLine) {
-    const std::string llama = hf("config_cases/llama.json"), missing = hf("config_cases/missing_hidden_size.json");
-    const std::string roberta = hf("roberta_tiny/config.json");
+    const std::string quick_gelu = hf("config_cases/quick_gelu.json"), missing = hf("config_cases/missing_hidden_size.json");
+    const std::string roberta = hf("roberta_tiny/config.json"), llama = hf("llama_tiny/config.json");
     const std::pair<outcome, std::string> cases[] = {
-        {ctformer_gen_hf(llama), "ctformer-gen: " + llama + ": model_type: \"llama\" is not supported (bert, roberta, xlm-roberta)\n"},
+        {ctformer_gen_hf(quick_gelu), "ctformer-gen: " + quick_gelu + ": hidden_act: \"quick_gelu\" is not supported"},
         {ctformer_gen_hf(missing), "ctformer-gen: " + missing + ": hidden_size: is missing (a required field)\n"},
         {ctformer_gen_hf(hf("no_such/config.json")), "ctformer-gen: " + hf("no_such/config.json") + ": "},
         {ctformer_gen_hf(roberta, "seq=19"),
          "ctformer-gen: seq=19 is longer than the model's positions allow (18: max_position_embeddings 20, from "
          "padding_idx + 1)\n"},
         {ctformer_gen_hf(roberta, "heads=5"), "ctformer-gen: heads=5 does not divide d_model=64\n"},
+        {ctformer_gen_hf(llama, "seq=25"),
+         "ctformer-gen: seq=25 is longer than the model's positions allow (24: max_position_embeddings 24)\n"},
         {run_command(std::string(CTFORMER_GEN) + " --name m --source m.cpp --hf-config " + roberta + " --output-dir " + dir()),
          "ctformer-gen: --name, --source or --hf-config (one of them), and --output-dir are needed (see --help)\n"},
     };

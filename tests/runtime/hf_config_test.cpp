@@ -1,5 +1,5 @@
-// Hugging Face config.json files: BERT's and RoBERTa's read with HF's defaults for the fields left
-// out, and each thing ctformer cannot build a config_error naming the file and the field. The files
+// Hugging Face config.json files: BERT's, RoBERTa's, TinyLlama's and Qwen2.5's read with HF's
+// defaults for the fields left out, and each thing ctformer cannot build a config_error naming the file and the field. The files
 // are in tests/data/hf/config_cases/; variations of one field are written here.
 #include <gtest/gtest.h>
 
@@ -28,6 +28,13 @@ std::filesystem::path variant(const nlohmann::json& changes = nlohmann::json::ob
     return path;
 }
 
+// A small valid LLaMA config with `changes` applied.
+std::filesystem::path llama_variant(nlohmann::json changes = nlohmann::json::object()) {
+    nlohmann::json llama{{"model_type", "llama"}, {"num_attention_heads", 8}, {"max_position_embeddings", 256}};
+    llama.merge_patch(changes);
+    return variant(llama);
+}
+
 // The config_error reading `path` throws: it names the file and the field, and says `words`.
 void expect_error(const std::filesystem::path& path, const std::string& field, const std::string& words) {
     try {
@@ -53,7 +60,7 @@ TEST(HfConfig, BertReadsEveryField) {
     EXPECT_EQ(c.max_position_embeddings, 512);
     EXPECT_EQ(c.type_vocab_size, 2);
     EXPECT_EQ(c.pad_token_id, 0);
-    EXPECT_EQ(c.layer_norm_eps, 1e-12);
+    EXPECT_EQ(c.norm_eps, 1e-12);
     EXPECT_EQ(c.hidden_act, ctf::activation::gelu);
     EXPECT_EQ(c.summary(), "bert: 12 layers, hidden 768, 12 heads, intermediate 3072, vocab 30522, positions 512, "
                            "types 2, gelu, eps 1e-12");
@@ -66,7 +73,7 @@ TEST(HfConfig, RobertaWithTanhGeluAndItsOwnPadDefault) {
     EXPECT_EQ(c.hidden_act, ctf::activation::gelu_tanh);
     EXPECT_EQ(c.pad_token_id, 1);
     EXPECT_EQ(c.type_vocab_size, 1);
-    EXPECT_EQ(c.layer_norm_eps, 1e-5);
+    EXPECT_EQ(c.norm_eps, 1e-5);
     EXPECT_EQ(c.summary(), "roberta: 2 layers, hidden 64, 4 heads, intermediate 128, vocab 100, positions 34, "
                            "types 1, gelu_tanh, eps 1e-05");
 }
@@ -74,7 +81,7 @@ TEST(HfConfig, RobertaWithTanhGeluAndItsOwnPadDefault) {
 TEST(HfConfig, DefaultsAndActivationNames) {
     const ctf::hf_config bert = ctf::read_hf_config(variant());
     EXPECT_EQ(bert.type_vocab_size, 2);
-    EXPECT_EQ(bert.layer_norm_eps, 1e-12);
+    EXPECT_EQ(bert.norm_eps, 1e-12);
     EXPECT_EQ(bert.pad_token_id, 0);
     EXPECT_EQ(bert.hidden_act, ctf::activation::gelu);
     EXPECT_EQ(ctf::read_hf_config(variant({{"model_type", "xlm-roberta"}})).pad_token_id, 1);
@@ -85,8 +92,64 @@ TEST(HfConfig, DefaultsAndActivationNames) {
     EXPECT_EQ(ctf::read_hf_config(variant({{"hidden_act", "swish"}})).hidden_act, ctf::activation::silu);
 }
 
+// TinyLlama-1.1B's config.json, as the hub has it.
+TEST(HfConfig, LlamaReadsEveryField) {
+    const ctf::hf_config c = ctf::read_hf_config(config_case("tinyllama.json"));
+    EXPECT_TRUE(c.decoder());
+    EXPECT_EQ(c.num_key_value_heads, 4);
+    EXPECT_EQ(c.norm_eps, 1e-5);
+    EXPECT_EQ(c.rope_theta, 10000.0);
+    EXPECT_FALSE(c.tie_word_embeddings);
+    EXPECT_FALSE(c.qkv_bias);
+    EXPECT_EQ(c.eos_token_ids, std::vector<int>{2});
+    EXPECT_EQ(c.summary(), "llama: 22 layers, hidden 2048, 32 heads (4 kv), intermediate 5632, vocab 32000, positions 2048, "
+                           "silu, eps 1e-05, rope_theta 10000, lm_head");
+}
+
+// Qwen2.5-0.5B's: biases on q/k/v, the head tied, a sliding window given but not used.
+TEST(HfConfig, Qwen2HasQkvBiasesAndATiedHead) {
+    const ctf::hf_config c = ctf::read_hf_config(config_case("qwen2.5-0.5b.json"));
+    EXPECT_EQ(c.summary(), "qwen2: 24 layers, hidden 896, 14 heads (2 kv), intermediate 4864, vocab 151936, positions 32768, "
+                           "silu, eps 1e-06, rope_theta 1e+06, qkv biases, head tied");
+}
+
+// LlamaConfig's defaults, and what the LLaMA family's files say differently.
+TEST(HfConfig, LlamaDefaultsAndVariations) {
+    const ctf::hf_config llama = ctf::read_hf_config(llama_variant());
+    EXPECT_EQ(llama.num_key_value_heads, 8);
+    EXPECT_EQ(llama.norm_eps, 1e-6);
+    EXPECT_EQ(llama.rope_theta, 10000.0);
+    EXPECT_EQ(llama.hidden_act, ctf::activation::silu);
+    EXPECT_TRUE(llama.eos_token_ids.empty());
+    EXPECT_EQ(ctf::read_hf_config(llama_variant({{"eos_token_id", {128001, 128009}}})).eos_token_ids,
+              (std::vector<int>{128001, 128009}));
+    EXPECT_EQ(ctf::read_hf_config(llama_variant({{"model_type", "mistral"}, {"sliding_window", nullptr}})).model_type, "mistral");
+    EXPECT_EQ(ctf::read_hf_config(llama_variant({{"model_type", "mistral"}, {"sliding_window", 256}})).model_type, "mistral");
+    EXPECT_EQ(ctf::read_hf_config(llama_variant({{"head_dim", 8}})).hidden_size, 64);
+}
+
+TEST(HfConfig, LlamaFieldsRefused) {
+    const std::tuple<nlohmann::json, const char*, const char*> cases[] = {
+        {{{"num_key_value_heads", 3}}, "num_key_value_heads", "3 does not divide num_attention_heads 8"},
+        {{{"rope_scaling", {{"rope_type", "llama3"}, {"factor", 32.0}}}}, "rope_scaling", "scaled rotary positions are not supported"},
+        {{{"rope_theta", -1}}, "rope_theta", "must be positive, found -1"},
+        {{{"rms_norm_eps", 0}}, "rms_norm_eps", "must be positive"},
+        {{{"attention_bias", true}}, "attention_bias", "true is not supported"},
+        {{{"mlp_bias", true}}, "mlp_bias", "true is not supported"},
+        {{{"tie_word_embeddings", "yes"}}, "tie_word_embeddings", "expected true or false, found \"yes\""},
+        {{{"head_dim", 16}}, "head_dim", "16 is not hidden_size / num_attention_heads (8)"},
+        {{{"eos_token_id", {2, "end"}}}, "eos_token_id", "expected token ids"},
+        {{{"model_type", "mistral"}, {"sliding_window", 128}}, "sliding_window",
+         "128 is shorter than max_position_embeddings 256: a banded causal mask is not supported"},
+        {{{"model_type", "qwen2"}, {"use_sliding_window", true}, {"sliding_window", 64}}, "sliding_window", "64 is shorter"},
+    };
+    for (const auto& [changes, field, words] : cases) {
+        SCOPED_TRACE(changes.dump());
+        expect_error(llama_variant(changes), field, words);
+    }
+}
+
 TEST(HfConfig, FilesRefusedByField) {
-    expect_error(config_case("llama.json"), "model_type", "\"llama\" is not supported (bert, roberta, xlm-roberta)");
     expect_error(config_case("missing_hidden_size.json"), "hidden_size", "is missing");
     expect_error(config_case("quick_gelu.json"), "hidden_act",
                  "hidden_act: \"quick_gelu\" is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu, silu, swish)");
@@ -96,8 +159,9 @@ TEST(HfConfig, FilesRefusedByField) {
 
 TEST(HfConfig, OneFieldWrong) {
     const std::tuple<nlohmann::json, const char*, const char*> cases[] = {
-        {{{"model_type", nullptr}}, "model_type", "is missing; supported: (bert, roberta, xlm-roberta)"},
+        {{{"model_type", nullptr}}, "model_type", "is missing; supported: (bert, roberta, xlm-roberta, llama, qwen2, mistral)"},
         {{{"model_type", 3}}, "model_type", "expected a string, found 3"},
+        {{{"model_type", "gpt_neox"}}, "model_type", "\"gpt_neox\" is not supported (bert, roberta, xlm-roberta, llama, qwen2, mistral)"},
         {{{"hidden_act", "gelu_fast"}}, "hidden_act", "\"gelu_fast\" is not supported"},
         {{{"hidden_act", true}}, "hidden_act", "expected a string, found true"},
         {{{"hidden_size", 0}}, "hidden_size", "must be positive, found 0"},

@@ -1,5 +1,6 @@
-// A Hugging Face config.json of an encoder (BERT, RoBERTa, XLM-RoBERTa): the sizes a model is
-// declared with, the fields HF lets a file leave out given HF's defaults, and everything ctformer
+// A Hugging Face config.json of an encoder of the BERT family (bert, roberta, xlm-roberta) or a
+// decoder of the LLaMA family (llama, qwen2, mistral): the sizes a model is declared with, the fields
+// HF lets a file leave out given HF's defaults (each model type's own), and everything ctformer
 // cannot build refused as one config_error naming the file and the field:
 //
 //   const ctf::hf_config config = ctf::read_hf_config("bert-base-uncased/config.json");
@@ -16,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -29,27 +31,44 @@ struct hf_config {
     std::string model_type;
     int vocab_size = 0, hidden_size = 0, num_hidden_layers = 0, num_attention_heads = 0, intermediate_size = 0,
         max_position_embeddings = 0, type_vocab_size = 2, pad_token_id = 0;
-    double layer_norm_eps = 1e-12;
+    double norm_eps = 1e-12;  // layer_norm_eps (the BERT family), rms_norm_eps (the LLaMA family)
     activation hidden_act = activation::gelu;
+    // The LLaMA family's: key/value heads (GQA), the rotary base, the LM head tied to the embeddings,
+    // biases on q/k/v (Qwen2's), and the token ids that end a sequence (eos_token_id, one or a list).
+    int num_key_value_heads = 0;
+    double rope_theta = 10000.0;
+    bool tie_word_embeddings = false, qkv_bias = false;
+    std::vector<int> eos_token_ids;
+
+    bool decoder() const { return model_type == "llama" || model_type == "qwen2" || model_type == "mistral"; }
 
     // One line: "bert: 12 layers, hidden 768, 12 heads, intermediate 3072, vocab 30522, positions 512,
-    // types 2, gelu, eps 1e-12".
+    // types 2, gelu, eps 1e-12", or "llama: 22 layers, hidden 2048, 32 heads (4 kv), intermediate 5632,
+    // vocab 32000, positions 2048, silu, eps 1e-05, rope_theta 10000, lm_head".
     std::string summary() const {
-        char eps[32];
-        char* end = std::to_chars(eps, eps + sizeof eps, layer_norm_eps).ptr;  // shortest exact
-        return model_type + ": " + std::to_string(num_hidden_layers) + " layers, hidden " + std::to_string(hidden_size) +
-               ", " + std::to_string(num_attention_heads) + " heads, intermediate " + std::to_string(intermediate_size) +
-               ", vocab " + std::to_string(vocab_size) + ", positions " + std::to_string(max_position_embeddings) +
-               ", types " + std::to_string(type_vocab_size) + ", " + activation_name(hidden_act) + ", eps " +
-               std::string(eps, end);
+        const auto shortest = [](double x) {  // exact, in the fewest digits
+            char text[32];
+            return std::string(text, std::to_chars(text, text + sizeof text, x).ptr);
+        };
+        std::string heads = std::to_string(num_attention_heads) + " heads";
+        if (decoder()) heads += " (" + std::to_string(num_key_value_heads) + " kv)";
+        std::string text = model_type + ": " + std::to_string(num_hidden_layers) + " layers, hidden " +
+                           std::to_string(hidden_size) + ", " + heads + ", intermediate " + std::to_string(intermediate_size) +
+                           ", vocab " + std::to_string(vocab_size) + ", positions " + std::to_string(max_position_embeddings) +
+                           (decoder() ? "" : ", types " + std::to_string(type_vocab_size)) + ", " +
+                           activation_name(hidden_act) + ", eps " + shortest(norm_eps);
+        if (decoder())
+            text += ", rope_theta " + shortest(rope_theta) + (qkv_bias ? ", qkv biases" : "") +
+                    (tie_word_embeddings ? ", head tied" : ", lm_head");
+        return text;
     }
 };
 
 namespace detail {
 // The model types read, each with its pad_token_id when the file gives none (BertConfig's 0,
-// RobertaConfig's and XLMRobertaConfig's 1).
-inline constexpr std::array<std::pair<std::string_view, int>, 3> hf_model_types{
-    {{"bert", 0}, {"roberta", 1}, {"xlm-roberta", 1}}};
+// RobertaConfig's and XLMRobertaConfig's 1; the LLaMA family reads none).
+inline constexpr std::array<std::pair<std::string_view, int>, 6> hf_model_types{
+    {{"bert", 0}, {"roberta", 1}, {"xlm-roberta", 1}, {"llama", 0}, {"qwen2", 0}, {"mistral", 0}}};
 
 // hidden_act as HF's ACT2FN names it: "gelu" is the exact erf form; gelu_new and gelu_pytorch_tanh
 // are the tanh approximation; silu and swish are both x·σ(x). Others (gelu_fast, quick_gelu, ...) are
@@ -128,14 +147,93 @@ public:
         return value->get<double>();
     }
 
+    // A number that must be positive (an epsilon, a rotary base).
+    double positive_number(const char* field, double fallback) const {
+        const double x = number(field, fallback);
+        if (!(x > 0)) fail(field, "must be positive, found " + shown(*find(field)));
+        return x;
+    }
+
+    bool flag(const char* field, bool fallback) const {
+        const nlohmann::json* value = find(field);
+        if (!value) return fallback;
+        if (!value->is_boolean()) fail(field, "expected true or false, found " + shown(*value));
+        return value->get<bool>();
+    }
+
+    // Whether the file gives the field a value other than null.
+    bool given(const char* field) const {
+        const nlohmann::json* value = find(field);
+        return value && !value->is_null();
+    }
+
+    // Token ids: one, a list of them, or none (absent or null).
+    std::vector<int> ids(const char* field) const {
+        const nlohmann::json* value = find(field);
+        if (!value || value->is_null()) return {};
+        if (!value->is_array()) return {integer(field)};
+        std::vector<int> all;
+        for (const nlohmann::json& id : *value) {
+            if (!id.is_number_integer()) fail(field, "expected token ids, found " + shown(*value));
+            all.push_back(id.get<int>());
+        }
+        return all;
+    }
+
 private:
     std::string file_;
     nlohmann::json json_;
 };
 }  // namespace detail
 
+namespace detail {
+// BertConfig's fields besides the sizes: token types, the pad token, LayerNorm's epsilon, absolute positions.
+inline void read_bert_fields(const hf_config_reader& read, hf_config& c, int default_pad) {
+    c.type_vocab_size = read.positive("type_vocab_size", 2);
+    c.pad_token_id = read.integer("pad_token_id", default_pad);
+    c.norm_eps = read.positive_number("layer_norm_eps", 1e-12);
+    c.hidden_act = read.one_of("hidden_act", read.text("hidden_act").value_or("gelu"), hf_activations);
+    if (c.pad_token_id < 0 || c.pad_token_id >= c.vocab_size)
+        read.fail("pad_token_id", std::to_string(c.pad_token_id) + " is outside the vocabulary (0 to " +
+                                      std::to_string(c.vocab_size - 1) + ")");
+    // relative_key and relative_key_query add learned distance embeddings to the scores: not built here.
+    if (const auto positions = read.text("position_embedding_type"); positions && *positions != "absolute")
+        read.fail("position_embedding_type", hf_config_reader::shown(*positions) + " is not supported (absolute)");
+}
+
+// LlamaConfig's, Qwen2Config's and MistralConfig's fields besides the sizes (their defaults are the
+// same: rms_norm_eps 1e-6, rope_theta 10000, silu, untied). What ctformer does not build is refused:
+// scaled rotary positions (Llama 3.1's "llama3", YaRN), biases on o_proj or the MLP, a head_dim
+// other than hidden_size / heads, and a sliding window (a banded causal mask) shorter than the
+// positions.
+inline void read_llama_fields(const hf_config_reader& read, hf_config& c) {
+    c.num_key_value_heads = read.positive("num_key_value_heads", c.num_attention_heads);
+    c.norm_eps = read.positive_number("rms_norm_eps", 1e-6);
+    c.rope_theta = read.positive_number("rope_theta", 10000.0);
+    c.hidden_act = read.one_of("hidden_act", read.text("hidden_act").value_or("silu"), hf_activations);
+    c.tie_word_embeddings = read.flag("tie_word_embeddings", false);
+    c.qkv_bias = c.model_type == "qwen2";
+    c.eos_token_ids = read.ids("eos_token_id");
+    if (c.num_attention_heads % c.num_key_value_heads != 0)
+        read.fail("num_key_value_heads", std::to_string(c.num_key_value_heads) + " does not divide num_attention_heads " +
+                                             std::to_string(c.num_attention_heads));
+    if (read.given("rope_scaling"))
+        read.fail("rope_scaling", "scaled rotary positions are not supported (null: rope_theta alone)");
+    for (const char* bias : {"attention_bias", "mlp_bias"})
+        if (read.flag(bias, false)) read.fail(bias, "true is not supported (LLaMA's linear layers have no biases)");
+    if (read.given("head_dim") && read.integer("head_dim") * c.num_attention_heads != c.hidden_size)
+        read.fail("head_dim", std::to_string(read.integer("head_dim")) + " is not hidden_size / num_attention_heads (" +
+                                  std::to_string(c.hidden_size / c.num_attention_heads) + ")");
+    const bool windowed = c.model_type == "mistral" || read.flag("use_sliding_window", false);
+    if (windowed && read.given("sliding_window") && read.integer("sliding_window") < c.max_position_embeddings)
+        read.fail("sliding_window", std::to_string(read.integer("sliding_window")) +
+                                        " is shorter than max_position_embeddings " + std::to_string(c.max_position_embeddings) +
+                                        ": a banded causal mask is not supported");
+}
+}  // namespace detail
+
 // The config.json at `file`, checked: a supported model_type, the sizes present, positive and of
-// JSON integers, heads dividing hidden_size, a known hidden_act, absolute positions.
+// JSON integers, heads dividing hidden_size, a known hidden_act, and the family's own fields.
 inline hf_config read_hf_config(const std::filesystem::path& file) {
     const mapped_file bytes(file);
     const auto* text = reinterpret_cast<const char*>(bytes.bytes().data());
@@ -159,21 +257,11 @@ inline hf_config read_hf_config(const std::filesystem::path& file) {
     c.num_attention_heads = read.positive("num_attention_heads");
     c.intermediate_size = read.positive("intermediate_size");
     c.max_position_embeddings = read.positive("max_position_embeddings");
-    c.type_vocab_size = read.positive("type_vocab_size", 2);
-    c.pad_token_id = read.integer("pad_token_id", default_pad);
-    c.layer_norm_eps = read.number("layer_norm_eps", 1e-12);
-    c.hidden_act = read.one_of("hidden_act", read.text("hidden_act").value_or("gelu"), detail::hf_activations);
-
     if (c.hidden_size % c.num_attention_heads != 0)
         read.fail("num_attention_heads", std::to_string(c.num_attention_heads) + " does not divide hidden_size " +
                                              std::to_string(c.hidden_size));
-    if (c.pad_token_id < 0 || c.pad_token_id >= c.vocab_size)
-        read.fail("pad_token_id", std::to_string(c.pad_token_id) + " is outside the vocabulary (0 to " +
-                                      std::to_string(c.vocab_size - 1) + ")");
-    if (!(c.layer_norm_eps > 0)) read.fail("layer_norm_eps", "must be positive, found " + std::to_string(c.layer_norm_eps));
-    // relative_key and relative_key_query add learned distance embeddings to the scores: not built here.
-    if (const auto positions = read.text("position_embedding_type"); positions && *positions != "absolute")
-        read.fail("position_embedding_type", detail::hf_config_reader::shown(*positions) + " is not supported (absolute)");
+    if (c.decoder()) detail::read_llama_fields(read, c);
+    else detail::read_bert_fields(read, c, default_pad);
     return c;
 }
 

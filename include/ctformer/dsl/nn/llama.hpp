@@ -28,6 +28,7 @@ namespace ctformer::nn {
 
 struct llama_config {
     int vocabulary = 32000, d_model = 2048, heads = 32, kv_heads = 4, layers = 22, d_ff = 5632;
+    activation act = activation::silu;  // the MLP's gate (hidden_act)
     double eps = 1e-5;        // rms_norm_eps
     double theta = 10000.0;   // rope_theta
     int rotary_dims = 0;      // the rotated dimensions of a head (0: all of it)
@@ -41,7 +42,7 @@ struct llama_config {
     }
     // The attention and MLP sizes as the other nn:: blocks take them.
     constexpr config block() const {
-        return {.d_model = d_model, .heads = heads, .kv_heads = kv_heads, .d_ff = d_ff, .act = activation::silu, .eps = eps};
+        return {.d_model = d_model, .heads = heads, .kv_heads = kv_heads, .d_ff = d_ff, .act = act, .eps = eps};
     }
 };
 

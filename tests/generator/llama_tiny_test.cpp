@@ -1,0 +1,97 @@
+// llama_tiny: generated from tests/data/hf/llama_tiny/config.json alone (ctformer_add_model HF_CONFIG;
+// no declaration written), against a LLaMA written in plain PyTorch by LlamaForCausalLM's names (the
+// golden file of tests/data/make_golden.py, llama_cases: GQA, rotate_half, an lm_head of its own). On
+// every Highway target compiled in: the prompt's logits and 8 greedy steps, fp32 and with bf16 GEMM
+// weights; weights swapped between their places fail the comparison. And bind_directory of a sharded
+// checkpoint (model.safetensors.index.json and its shards).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "generated_targets.hpp"
+#include "llama_tiny.hpp"
+#include "support/generation_check.hpp"
+#include "support/temp_path.hpp"
+
+namespace {
+
+const std::string golden_path = std::string(CTFORMER_GOLDEN_DIR) + "/llama_2_layers.safetensors";
+
+// The prompt's (or any ids') logits by the full forward.
+auto logits_of(const llama_tiny& model) {
+    return [&model](const ctf::id_tensor& ids) {
+        ctf::host_tensor<float> logits;
+        model.run({}, {{"input_ids", ids}}, logits);
+        return logits;
+    };
+}
+
+TEST(GeneratedLlama, GreedyGenerationFromConfigJsonOnEveryTarget) {
+    const ctf::safetensors_file file(golden_path);
+    const ctf::tensor_map golden = file.tensors();
+    int targets = 0;
+    for (const std::int64_t target : test::generated_model_targets()) {
+        hwy::SetSupportedTargetsForTest(target);
+        llama_tiny model;
+        SCOPED_TRACE(std::string(model.target()));
+        model.bind(golden, {.strict = false});
+        test::expect_pytorch_forward_generation(logits_of(model), file, golden, "");
+        model.bind(golden, {.strict = false, .gemm_weights = ctf::kernels::weight_format::bf16});
+        test::expect_pytorch_forward_generation(logits_of(model), file, golden, "bf16_");
+        ++targets;
+    }
+    hwy::SetSupportedTargetsForTest(0);
+    EXPECT_GE(targets, 2) << "a SIMD target and the portable one, at least";
+}
+
+// Two of the golden weights swapped (as far as the shorter goes: q's first rows with k's) fail the
+// comparison of the prompt's logits.
+TEST(GeneratedLlama, SwappedWeightsFailTheComparison) {
+    const ctf::safetensors_file file(golden_path);
+    const std::pair<const char*, const char*> swaps[] = {
+        {"model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight"},
+        {"model.layers.1.self_attn.q_proj.weight", "model.layers.1.self_attn.k_proj.weight"},
+        {"model.layers.0.self_attn.o_proj.weight", "model.layers.1.self_attn.o_proj.weight"},
+        {"model.layers.1.input_layernorm.weight", "model.layers.1.post_attention_layernorm.weight"},
+    };
+    llama_tiny model;
+    for (const auto& [a, b] : swaps) {
+        ctf::tensor_map golden = file.tensors();
+        std::vector<float>&x = golden.at(a).data, &y = golden.at(b).data;
+        std::swap_ranges(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(std::min(x.size(), y.size())), y.begin());
+        model.bind(golden, {.strict = false});
+        EXPECT_FALSE(test::compare(logits_of(model)(file.ids("prompt")), golden.at("expected"), test::against_pytorch).ok())
+            << a << " and " << b;
+    }
+}
+
+// A checkpoint in two shards and their index, as Hugging Face saves a large model: bind_directory
+// reads each tensor from the shard the index names.
+TEST(GeneratedLlama, BindsAShardedDirectory) {
+    const ctf::safetensors_file file(golden_path);
+    const ctf::tensor_map golden = file.tensors();
+    const std::filesystem::path dir = test::temp_path("llama_sharded");
+    std::filesystem::create_directories(dir);
+    ctf::tensor_map shards[2];
+    nlohmann::json index{{"metadata", nlohmann::json::object()}, {"weight_map", nlohmann::json::object()}};
+    for (const auto& [name, t] : golden) {
+        if (!name.starts_with("model.") && !name.starts_with("lm_head.")) continue;
+        const int shard = name.starts_with("model.layers.1.") || name.starts_with("lm_head.") ? 1 : 0;
+        shards[shard].emplace(name, t);
+        index["weight_map"][name] = "model-0000" + std::to_string(shard + 1) + "-of-00002.safetensors";
+    }
+    for (int shard = 0; shard < 2; ++shard)
+        ctf::write_safetensors(dir / ("model-0000" + std::to_string(shard + 1) + "-of-00002.safetensors"), shards[shard]);
+    std::ofstream(dir / "model.safetensors.index.json") << index.dump();
+
+    llama_tiny model;
+    model.bind_directory(dir);  // strict: every tensor of the checkpoint is the model's
+    test::expect_close(logits_of(model)(file.ids("prompt")), golden.at("expected"), test::against_pytorch, "sharded");
+}
+
+}  // namespace
