@@ -4,7 +4,8 @@
 #   generator      ctformer_add_model(... layers=N): the model for every target, in two halves built
 #                  side by side, and its generator; wall time on 2 cores (compile_time/CMakeLists.txt)
 #   HF_CONFIG      ctformer_add_model(bert_base_hf HF_CONFIG bert-base-uncased.json PARAMS seq=128
-#                  output=pooler): the whole model, ids to pooler output, every target
+#                  output=pooler): the whole model, ids to pooler output, every target; and
+#                  TinyLlama-1.1B's config.json (tinyllama_hf): ids to logits, every target
 #   bench/encoder_compile_time.sh [N ...]
 # Layers are one repeated body, so neither should grow with N.
 set -euo pipefail
@@ -29,10 +30,12 @@ model_build() {
     start=$(date +%s.%N)
     cmake --build "$dir" --target "$1" -j 2 > /dev/null
     end=$(date +%s.%N)
-    awk -v what="$2" -v wall="$(echo "$end - $start" | bc)" '/model_targets|generator_main|\/bert[_a-z0-9]*\.cpp/ { t += $1; u += $3; if ($5 > m) m = $5 }
+    awk -v what="$2" -v wall="$(echo "$end - $start" | bc)" '/model_targets|generator_main|\/(bert|tinyllama)[_a-z0-9]*\.cpp/ { t += $1; u += $3; if ($5 > m) m = $5 }
          END { printf "  %s: %.1f s on 2 cores (compilers: %.1f s, %.1f s user), %d KiB peak\n", what, wall, t, u, m }' "$dir/compile_times.log"
 }
 echo "ctformer_add_model(... layers=N), every target (the model's two halves, the generator, NAME.cpp):"
 for n in "${layers[@]}"; do model_build "bert_$n" "N=$n"; done
 echo "ctformer_add_model(bert_base_hf HF_CONFIG bert-base-uncased.json), every target:"
 model_build bert_base_hf "BERT-base, ids to pooler output"
+echo "ctformer_add_model(tinyllama_hf HF_CONFIG tinyllama.json), every target:"
+model_build tinyllama_hf "TinyLlama-1.1B, ids to logits"

@@ -2,9 +2,8 @@
 // "gpt2", F32 or BF16 or F16), the prompt given as token ids (GPT-2's tokenizer is not ctformer's):
 //   gpt2_generate model.safetensors 464 2068 7586 21831 --tokens 20 [--bf16]
 // The prompt runs once (prefill), then each new token is one decoding step over the KV cache (1024
-// positions), the argmax of its logits. --bf16 keeps the GEMMs' weights in bf16: half the bytes
-// each step reads (a BF16 checkpoint's values exactly).
-#include <algorithm>
+// positions), the argmax of its logits (ctf::generate). --bf16 keeps the GEMMs' weights in bf16:
+// half the bytes each step reads (a BF16 checkpoint's values exactly).
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -12,6 +11,7 @@
 
 #include <ctformer/compile.hpp>
 #include <ctformer/ctformer.hpp>
+#include <ctformer/runtime/generation.hpp>
 #include <ctformer/runtime/state_dict.hpp>
 
 namespace ctf = ctformer;
@@ -19,20 +19,6 @@ namespace ctf = ctformer;
 namespace {
 
 constexpr ctf::nn::gpt2_config small{};  // 12 layers, 768 wide, 12 heads, vocabulary 50257, 1024 positions
-
-// The next `count` tokens after `prompt`, greedily.
-template <class Model>
-std::vector<std::int32_t> generate(const Model& model, const std::vector<std::int32_t>& prompt, int count) {
-    auto decoding = model.start_decoding(1);
-    ctf::host_tensor<float> logits = decoding.prefill(ctf::id_tensor({1, prompt.size()}, prompt));
-    std::vector<std::int32_t> tokens;
-    for (int i = 0; i < count; ++i) {
-        if (i > 0) logits = decoding.step(ctf::id_tensor({1, 1}, {tokens.back()}));  // cache_full past 1024 positions
-        const auto last = logits.data.end() - small.vocabulary;
-        tokens.push_back(static_cast<std::int32_t>(std::max_element(last, logits.data.end()) - last));
-    }
-    return tokens;
-}
 
 // The checkpoint's tensors by GPT2LMHeadModel's names: the hub's "gpt2" file was saved from GPT2Model,
 // without the "transformer." prefix.
@@ -63,7 +49,8 @@ int main(int argc, char** argv) {
         auto model = ctf::compile(ctf::nn::gpt2<small>(ctf::id_input<"input_ids", ctf::batch, ctf::upto<small.positions>>()));
         // The file may hold lm_head and attn.bias buffers too.
         model.bind(gpt2_weights(argv[1]), {.strict = false, .gemm_weights = format});
-        for (std::int32_t token : generate(model, prompt, count)) std::cout << token << ' ';
+        auto decoding = model.start_decoding(1);
+        for (std::int32_t token : ctf::generate(decoding, prompt, {.tokens = count})) std::cout << token << ' ';
         std::cout << '\n';
     } catch (const ctf::error& e) {
         std::cerr << e.what() << '\n';

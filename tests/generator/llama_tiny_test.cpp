@@ -1,9 +1,10 @@
 // llama_tiny: generated from tests/data/hf/llama_tiny/config.json alone (ctformer_add_model HF_CONFIG;
 // no declaration written), against a LLaMA written in plain PyTorch by LlamaForCausalLM's names (the
 // golden file of tests/data/make_golden.py, llama_cases: GQA, rotate_half, an lm_head of its own). On
-// every Highway target compiled in: the prompt's logits and 8 greedy steps, fp32 and with bf16 GEMM
-// weights; weights swapped between their places fail the comparison. And bind_directory of a sharded
-// checkpoint (model.safetensors.index.json and its shards).
+// every Highway target compiled in: the prompt's logits and 8 greedy steps, by the full forward and
+// decoded with the KV cache, fp32 and with bf16 GEMM weights; generate() greedy, to a stop id, and
+// sampled (the same tokens on every target); weights swapped between their places fail the
+// comparison. And bind_directory of a sharded checkpoint (model.safetensors.index.json and its shards).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include <ctformer/runtime/generation.hpp>
 
 #include "generated_targets.hpp"
 #include "llama_tiny.hpp"
@@ -39,14 +42,39 @@ TEST(GeneratedLlama, GreedyGenerationFromConfigJsonOnEveryTarget) {
         hwy::SetSupportedTargetsForTest(target);
         llama_tiny model;
         SCOPED_TRACE(std::string(model.target()));
-        model.bind(golden, {.strict = false});
-        test::expect_pytorch_forward_generation(logits_of(model), file, golden, "");
-        model.bind(golden, {.strict = false, .gemm_weights = ctf::kernels::weight_format::bf16});
-        test::expect_pytorch_forward_generation(logits_of(model), file, golden, "bf16_");
+        for (const std::string prefix : {"", "bf16_"}) {
+            model.bind(golden, {.strict = false,
+                                .gemm_weights = prefix.empty() ? ctf::kernels::weight_format::fp32 : ctf::kernels::weight_format::bf16});
+            test::expect_pytorch_forward_generation(logits_of(model), file, golden, prefix);
+            test::expect_pytorch_decoding(*model.start_decoding(), file, golden, prefix);
+        }
         ++targets;
     }
     hwy::SetSupportedTargetsForTest(0);
     EXPECT_GE(targets, 2) << "a SIMD target and the portable one, at least";
+}
+
+// generate(): greedy is PyTorch's greedy; a stop id ends the sequence, kept; a seeded sampling draws
+// the same tokens on every target.
+TEST(GeneratedLlama, GenerateGreedyToAStopAndSampled) {
+    const ctf::safetensors_file file(golden_path);
+    const std::vector<std::int32_t> prompt = file.ids("prompt").data, greedy = file.ids("expected_tokens").data;
+    std::vector<std::vector<std::int32_t>> sampled;
+    for (const std::int64_t target : test::generated_model_targets()) {
+        hwy::SetSupportedTargetsForTest(target);
+        llama_tiny model;
+        SCOPED_TRACE(std::string(model.target()));
+        model.bind(file.tensors(), {.strict = false});
+        const auto decoding = model.start_decoding();
+        EXPECT_EQ(ctf::generate(*decoding, prompt, {.tokens = 8}), greedy);
+        EXPECT_EQ(ctf::generate(*decoding, prompt, {.tokens = 8, .stop = {greedy[3]}}),
+                  std::vector(greedy.begin(), greedy.begin() + 4));
+        sampled.push_back(ctf::generate(*decoding, prompt, {.tokens = 19, .sample = {.temperature = 1.5, .top_k = 20, .seed = 11}}));
+        EXPECT_EQ(sampled.back().size(), 19u) << "to the cache's end: 5 + 19 positions";
+        EXPECT_EQ(sampled.back(), sampled.front());
+    }
+    hwy::SetSupportedTargetsForTest(0);
+    EXPECT_NE(sampled.front(), std::vector(greedy.begin(), greedy.begin() + 8)) << "sampled as greedy";
 }
 
 // Two of the golden weights swapped (as far as the shorter goes: q's first rows with k's) fail the

@@ -50,13 +50,11 @@ void expect_pytorch_forward_generation(Logits logits_of, const ctf::safetensors_
     EXPECT_EQ(generated, expected_tokens.data) << prefix << "full forward";
 }
 
-// As above, then token by token with the KV cache.
-template <class Model>
-void expect_pytorch_generation(const Model& model, const ctf::safetensors_file& file, const ctf::tensor_map& golden,
-                               const std::string& prefix) {
-    expect_pytorch_forward_generation([&](const ctf::id_tensor& ids) { return model.run(ids); }, file, golden, prefix);
+// The same greedy steps token by token with the KV cache of `decoding` (of one sequence).
+template <class Decoding>
+void expect_pytorch_decoding(Decoding& decoding, const ctf::safetensors_file& file, const ctf::tensor_map& golden,
+                             const std::string& prefix) {
     const ctf::id_tensor expected_tokens = file.ids(prefix + "expected_tokens");
-    auto decoding = model.start_decoding(1);
     ctf::host_tensor<float> logits = decoding.prefill(file.ids("prompt"));
     std::vector<std::int32_t> generated;
     for (std::size_t step = 0; step < expected_tokens.size(); ++step) {
@@ -64,6 +62,15 @@ void expect_pytorch_generation(const Model& model, const ctf::safetensors_file& 
         logits = decoding.step(ctf::id_tensor({1, 1}, {generated.back()}));
     }
     EXPECT_EQ(generated, expected_tokens.data) << prefix << "decoded";
+}
+
+// Both, for a model compiled with ctf::compile.
+template <class Model>
+void expect_pytorch_generation(const Model& model, const ctf::safetensors_file& file, const ctf::tensor_map& golden,
+                               const std::string& prefix) {
+    expect_pytorch_forward_generation([&](const ctf::id_tensor& ids) { return model.run(ids); }, file, golden, prefix);
+    auto decoding = model.start_decoding(1);
+    expect_pytorch_decoding(decoding, file, golden, prefix);
 }
 
 }  // namespace test

@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "../core/text.hpp"
 #include "../shape/fixed_string.hpp"
 #include "../shape/shape.hpp"
 
@@ -60,13 +61,6 @@ struct node {
 // An operation with parameters (a scale factor, an eps) says them in detail(), for printing.
 template <class Op>
 concept has_detail = requires(const Op& op) { op.detail(); };
-
-// "0.125", "1e-05": how an operation's parameter reads in a printed tree.
-inline std::string number_text(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", value);
-    return text;
-}
 
 template <class T>
 using terminal_t = expr<yap::expr_kind::terminal, hana::tuple<T>>;

@@ -33,6 +33,20 @@ public:
     virtual void finish() const = 0;
 };
 
+// Token-by-token decoding of a model whose one input is token ids (model::decoding): prefill runs a
+// prompt from position 0, each step the next tokens of every sequence over the KV cache; each call
+// returns its new tokens' rows.
+class any_decoding {
+public:
+    virtual ~any_decoding() = default;
+    virtual host_tensor<float> prefill(const id_tensor& ids, const runtime::run_options& options = {}) = 0;
+    virtual host_tensor<float> step(const id_tensor& ids, const runtime::run_options& options = {}) = 0;
+    virtual std::size_t position() const = 0;  // positions decoded, per sequence
+    virtual std::size_t capacity() const = 0;
+    // The plan of the next step (`tokens` new ones per sequence), its FLOPs and bytes per token.
+    virtual std::string explain(std::size_t tokens = 1) const = 0;
+};
+
 class any_model {
 public:
     virtual ~any_model() = default;
@@ -62,6 +76,9 @@ public:
     virtual std::size_t run_bytes(const extent_values& at, int threads) const = 0;
     // The Highway target it runs on, e.g. "AVX2".
     virtual std::string_view target() const = 0;
+    // Decoding `batch` sequences with a KV cache; an error for a model whose one input is not token
+    // ids or that cannot decode (its attention sees later positions).
+    virtual std::unique_ptr<any_decoding> start_decoding(std::size_t batch) const = 0;
 };
 
 }  // namespace ctformer

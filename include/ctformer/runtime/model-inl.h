@@ -36,7 +36,12 @@ HWY_BEFORE_NAMESPACE();
 namespace ctformer::runtime::HWY_NAMESPACE {
 
 template <operand Graph>
+class any_model_of;
+
+template <operand Graph>
 class model {
+    friend class any_model_of<Graph>;  // decodes when only_ids
+
     template <class... Leaves>
     static constexpr std::size_t count_inputs(leaf_set<Leaves...>) {
         return (std::size_t{0} + ... + std::size_t{has_role<Leaves, role::input>});
@@ -272,8 +277,25 @@ public:
     }
     std::size_t run_bytes(const extent_values& at, int threads) const override { return model_.run_bytes(at, threads); }
     std::string_view target() const override { return hwy::TargetName(HWY_TARGET); }
+    std::unique_ptr<any_decoding> start_decoding(std::size_t batch) const override {
+        if constexpr (model<Graph>::only_ids) return std::make_unique<decoding_of>(model_, batch);
+        else throw invalid_option("start_decoding", "a model of more inputs than token ids", "one input, of token ids");
+    }
 
 private:
+    class decoding_of final : public any_decoding {
+    public:
+        decoding_of(const model<Graph>& m, std::size_t batch) : decoding_(m, batch) {}
+        host_tensor<float> prefill(const id_tensor& ids, const run_options& options) override { return decoding_.prefill(ids, options); }
+        host_tensor<float> step(const id_tensor& ids, const run_options& options) override { return decoding_.step(ids, options); }
+        std::size_t position() const override { return decoding_.position(); }
+        std::size_t capacity() const override { return decoding_.capacity(); }
+        std::string explain(std::size_t tokens) const override { return decoding_.explain(tokens); }
+
+    private:
+        typename model<Graph>::decoding decoding_;
+    };
+
     model<Graph> model_;
     trace_function trace_;
 };

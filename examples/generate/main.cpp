@@ -1,0 +1,118 @@
+// Text generation with a LLaMA-family model generated from its config.json, with no declaration
+// written: ctformer_add_model(tinyllama HF_CONFIG config.json) in examples/CMakeLists.txt builds
+// TinyLlama-1.1B's geometry (22 layers, 2048 wide, 32 heads, 4 KV heads, vocabulary 32000) for every
+// SIMD target. Prompt ids in, generated ids out, and the decoding speed.
+//
+// Tokenization stays outside ctformer: give the ids the model's tokenizer makes (TinyLlama's: 1 is
+// <s>; 2, </s>, ends a sequence).
+//
+//   generate [DIR] [--prompt 1 450 4996 ...] [--tokens 32] [--temperature 0.8 --top-k 40 --top-p 0.95
+//            --seed 1] [--fp32] [--threads 1]
+//   DIR    a Hugging Face directory (model.safetensors, or shards and their index) whose config.json
+//          is this build's; without one, random weights (the tokens then mean nothing)
+//   --fp32 keeps the GEMMs' weights in fp32 (default: bf16, half the bytes a token reads)
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <ctformer/runtime/generation.hpp>
+#include <ctformer/runtime/hf_config.hpp>
+
+#include "tinyllama.hpp"
+
+namespace {
+
+struct options {
+    std::string dir;
+    std::vector<std::int32_t> prompt{1, 450, 4996, 17354, 1701, 432};
+    ctformer::generation generation{.tokens = 32, .stop = {2}, .threads = 1};
+    ctformer::kernels::weight_format weights = ctformer::kernels::weight_format::bf16;
+};
+
+options parse(int argc, char** argv) {
+    options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const auto value = [&] {
+            if (i + 1 >= argc) throw ctformer::invalid_option(arg, "nothing", "a value after it");
+            return std::string(argv[++i]);
+        };
+        if (arg == "--prompt") {
+            o.prompt.clear();
+            while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) o.prompt.push_back(std::stoi(argv[++i]));
+        } else if (arg == "--tokens") o.generation.tokens = std::stoi(value());
+        else if (arg == "--temperature") o.generation.sample.temperature = std::stod(value());
+        else if (arg == "--top-k") o.generation.sample.top_k = std::stoi(value());
+        else if (arg == "--top-p") o.generation.sample.top_p = std::stod(value());
+        else if (arg == "--seed") o.generation.sample.seed = std::stoull(value());
+        else if (arg == "--threads") o.generation.threads = std::stoi(value());
+        else if (arg == "--fp32") o.weights = ctformer::kernels::weight_format::fp32;
+        else if (arg.rfind("--", 0) == 0) throw ctformer::invalid_option("option", arg, "one of those in the usage");
+        else o.dir = arg;
+    }
+    if (o.generation.sample.temperature > 0 && o.generation.sample.top_k == 0) o.generation.sample.top_k = 40;
+    return o;
+}
+
+// Every weight of a LlamaForCausalLM of `c`'s sizes, uniform in ±1/√fan-in (norm gains 1).
+ctformer::tensor_map random_weights(const ctformer::hf_config& c) {
+    const std::size_t d = c.hidden_size, f = c.intermediate_size, v = c.vocab_size;
+    const std::size_t kv = d / c.num_attention_heads * c.num_key_value_heads;
+    std::minstd_rand random(1);
+    const auto matrix = [&](std::size_t rows, std::size_t columns) {
+        ctformer::host_tensor<float> t({rows, columns});
+        std::uniform_real_distribution<float> uniform(-1.0f / std::sqrt(float(columns)), 1.0f / std::sqrt(float(columns)));
+        for (float& x : t.data) x = uniform(random);
+        return t;
+    };
+    const auto gain = [&] { return ctformer::host_tensor<float>({d}, std::vector<float>(d, 1.0f)); };
+    ctformer::tensor_map w{{"model.embed_tokens.weight", matrix(v, d)}, {"model.norm.weight", gain()}};
+    if (!c.tie_word_embeddings) w.emplace("lm_head.weight", matrix(v, d));
+    for (int i = 0; i < c.num_hidden_layers; ++i) {
+        const std::string layer = "model.layers." + std::to_string(i) + ".";
+        for (const auto& [name, rows, columns] : {std::tuple{"self_attn.q_proj", d, d}, {"self_attn.k_proj", kv, d},
+                                                  {"self_attn.v_proj", kv, d}, {"self_attn.o_proj", d, d},
+                                                  {"mlp.gate_proj", f, d}, {"mlp.up_proj", f, d}, {"mlp.down_proj", d, f}})
+            w.emplace(layer + name + ".weight", matrix(rows, columns));
+        w.emplace(layer + "input_layernorm.weight", gain());
+        w.emplace(layer + "post_attention_layernorm.weight", gain());
+    }
+    return w;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    const options o = parse(argc, argv);
+    const ctformer::hf_config built = ctformer::read_hf_config(CTFORMER_GENERATE_CONFIG);
+    tinyllama model;
+    if (o.dir.empty()) {
+        model.bind(random_weights(built), {.gemm_weights = o.weights});
+    } else {
+        const ctformer::hf_config given = ctformer::read_hf_config(std::filesystem::path(o.dir) / "config.json");
+        if (given.summary() != built.summary())
+            throw ctformer::config_error(o.dir + "/config.json", "", given.summary() + " is not this build's model (" +
+                                                                         built.summary() + ")");
+        model.bind_directory(o.dir, {.gemm_weights = o.weights});
+    }
+    std::printf("%s on %s, %s weights\n", built.summary().c_str(), std::string(model.target()).c_str(),
+                ctformer::kernels::format_name(o.weights));
+
+    const auto decoding = model.start_decoding(1);
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<std::int32_t> tokens = ctformer::generate(*decoding, o.prompt, o.generation);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (const std::int32_t t : tokens) std::printf("%d ", t);
+    std::printf("\n%zu tokens after a prompt of %zu in %.2f s: %.1f tokens/s\n", tokens.size(), o.prompt.size(), seconds,
+                static_cast<double>(tokens.size()) / seconds);
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "generate: %s\n", e.what());
+    return 1;
+}
