@@ -266,10 +266,15 @@ TEST(CtformerRunModelConfig, AnotherGeometryNamesTheLineThatBuildsIt) {
 }
 
 TEST(CtformerRunModelConfig, ABadFolderOrCommandLineIsNamed) {
-    const fs::path dir = test::temp_path("llama");
-    fs::create_directories(dir);
-    fs::copy_file(std::string(CTFORMER_HF_DIR) + "/config_cases/llama.json", dir / "config.json");
-    expect_failure("--model " + path_of(dir) + " --input-ids ids.npy --output y.npy", 1, "config.json: model_type: ");
+    const fs::path bad = test::temp_path("quick_gelu"), llama = test::temp_path("tinyllama");
+    for (const auto& [dir, file] : {std::pair{bad, "quick_gelu.json"}, std::pair{llama, "tinyllama.json"}}) {
+        fs::create_directories(dir);
+        fs::copy_file(std::string(CTFORMER_HF_DIR) + "/config_cases/" + file, dir / "config.json");
+    }
+    expect_failure("--model " + path_of(bad) + " --input-ids ids.npy --output y.npy", 1, "config.json: hidden_act: ");
+    // A decoder is not one of ctformer-run's encoders: the line that builds it is named.
+    expect_failure("--model " + path_of(llama) + " --input-ids ids.npy --output y.npy", 1,
+                   "config.json: llama: 22 layers, hidden 2048, 32 heads (4 kv)");
     expect_failure("--model " + path_of(test::temp_path("absent")) + " --input-ids ids.npy --output y.npy", 1,
                    "absent/config.json: cannot open");
     const fs::path empty = test::temp_path("no_weights");
@@ -283,7 +288,8 @@ TEST(CtformerRunModelConfig, ABadFolderOrCommandLineIsNamed) {
     expect_failure(model + " --input-ids i.npy --output y.npy --weights w.safetensors", 2, "--weights is not taken with --model");
     expect_failure(model + " --output y.npy", 2, "--model needs --input-ids and --output");
     expect_failure("--input-ids i.npy --weights w --input x --output y", 2, "--input-ids is taken with --model DIR");
-    fs::remove_all(dir);
+    fs::remove_all(bad);
+    fs::remove_all(llama);
     fs::remove_all(empty);
 }
 

@@ -58,6 +58,12 @@ public:
     // The Highway target the model runs on, e.g. "AVX2".
     std::string_view target() const { return model_->target(); }
 
+    // A model of token ids with causal attention (a LLaMA, GPT-2): decoding `batch` sequences with a
+    // KV cache as long as its seq, a step per token (docs/decoding.md).
+    std::unique_ptr<ctformer::any_decoding> start_decoding(std::size_t batch = 1) const {
+        return model_->start_decoding(batch);
+    }
+
 private:
     std::unique_ptr<ctformer::any_model> model_;
 };
