@@ -57,17 +57,19 @@ class GPT2(torch.nn.Module):
         return F.linear(self.ln_f(x), self.wte)
 
 
-def decode(model, batch):
-    """ms per step of the 64 generated after the prompt (the prompt untimed), the median of 3."""
-    prompt = torch.randint(0, VOCABULARY, (batch, PROMPT))
+def decode(model, batch, prompt_length=PROMPT, generated=GENERATED, vocabulary=VOCABULARY, run_prompt=None):
+    """ms per step of the `generated` tokens after a prompt (untimed), each the greedy token of the
+    last, the median of 3; model(ids, cache, position) gives the logits, model.cache(batch) a cache,
+    run_prompt(prompt, cache) the prompt's logits (default: the model's run of it)."""
+    prompt = torch.randint(0, vocabulary, (batch, prompt_length))
     runs = []
     for _ in range(3):
         cache = model.cache(batch)
-        logits = model(prompt, cache, 0)
+        logits = run_prompt(prompt, cache) if run_prompt else model(prompt, cache, 0)
         start = time.perf_counter()
-        for t in range(GENERATED):
-            logits = model(logits[:, -1].argmax(-1, keepdim=True), cache, PROMPT + t)
-        runs.append((time.perf_counter() - start) / GENERATED * 1e3)
+        for t in range(generated):
+            logits = model(logits[:, -1].argmax(-1, keepdim=True), cache, prompt_length + t)
+        runs.append((time.perf_counter() - start) / generated * 1e3)
     return sorted(runs)[1]
 
 

@@ -1,0 +1,69 @@
+// TinyLlama-1.1B, issue 42's targets (bench/llama.sh runs it with the PyTorch peer,
+// bench/pytorch_llama.py): 22 layers, 2048 wide, 32 heads, 4 KV heads, d_ff 5632, a vocabulary of
+// 32000, random weights; the prefill of a 512-token prompt with fp32 weights (GFLOP/s against the FMA
+// peak), then 32 tokens generated one step at a time after a 128-token prompt, batch 1 and 8, with
+// the GEMMs' weights in bf16 (per-token time, and the bytes each step must read, weights and cached
+// keys and values, over its time against this core's read bandwidth, measured here too).
+#include <memory>
+
+#include <ctformer/compile.hpp>
+#include <ctformer/ctformer.hpp>
+#include <ctformer/reference/random_inputs.hpp>
+
+#include "decode_steps.hpp"
+#include "peak.hpp"
+
+namespace {
+
+constexpr ctf::nn::llama_config tiny_llama{};  // tests/data/hf/config_cases/tinyllama.json's sizes
+constexpr std::size_t prefill_length = 512, prompt = 128, generated = 32;
+
+auto graph() { return ctf::nn::llama<tiny_llama>(ctf::id_input<"input_ids", ctf::batch, ctf::upto<2048>>()); }
+using model_type = decltype(ctf::compile(graph()));
+
+// Random weights (uniform in ±1/√fan-in), the GEMMs' W kept in `format`.
+std::unique_ptr<model_type> bound(ctf::weight_format format) {
+    auto compiled = std::make_unique<model_type>(ctf::compile(graph()));
+    compiled->bind(ctf::reference::random_inputs(compiled->graph(), {1, {1}}), {.gemm_weights = format});
+    return compiled;
+}
+
+const model_type& model(ctf::weight_format format) {
+    if (format == ctf::weight_format::fp32) {
+        static const std::unique_ptr<model_type> fp32 = bound(format);
+        return *fp32;
+    }
+    static const std::unique_ptr<model_type> bf16 = bound(format);
+    return *bf16;
+}
+
+ctf::id_tensor ids(std::size_t batch, std::size_t length, unsigned seed) {
+    return ctf::reference::random_ids(graph(), {batch, {length}}, tiny_llama.vocabulary, seed).at("input_ids");
+}
+
+// The logits go to one tensor, filled once before the timing.
+void prefill(benchmark::State& state) {
+    const ctf::run_options options{.threads = static_cast<int>(state.range(0))};
+    const model_type& m = model(ctf::weight_format::fp32);
+    auto decoding = m.start_decoding(1);
+    const ctf::id_map tokens{{"input_ids", ids(1, prefill_length, 1)}};
+    ctf::host_tensor<float> logits;
+    decoding.prefill({}, tokens, logits, options);
+    for (auto _ : state) {
+        decoding.prefill({}, tokens, logits, options);
+        benchmark::DoNotOptimize(logits.data.data());
+    }
+    state.counters["GFLOP/s"] = gflops(m.program().flops({1, {prefill_length}}));
+}
+
+void decode(benchmark::State& state) {
+    constexpr ctf::weight_format bf16 = ctf::weight_format::bf16;
+    bench::decode_steps(state, model(bf16), bf16, ids(static_cast<std::size_t>(state.range(0)), prompt, 2), generated);
+}
+}  // namespace
+
+BENCHMARK(bench::HWY_NAMESPACE::read_bandwidth)->Name("peak/read_bandwidth/threads:1")->Iterations(8)->UseRealTime();
+BENCHMARK(prefill)->Name("ctformer/tinyllama/prefill512")->ArgName("threads")->Arg(1)->Arg(2)->Iterations(2)->UseRealTime();
+BENCHMARK(decode)->Name("ctformer/tinyllama_bf16/decode32_after128")->ArgName("batch")->Arg(1)->Arg(8)->Iterations(1)->UseRealTime();
+
+BENCHMARK_MAIN();
