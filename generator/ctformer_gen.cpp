@@ -68,7 +68,7 @@ ctformer::gen::params params_of(const ctformer::hf_config& c) {
     p.norm = c.decoder() ? ctformer::nn::norm_position::pre : ctformer::nn::norm_position::post;
     p.kv_heads = c.num_key_value_heads;
     p.rope_theta = c.rope_theta;
-    p.head = c.tie_word_embeddings ? gen::head_param::tied : gen::head_param::own;
+    p.lm_head = c.tie_word_embeddings ? gen::head_param::tied : gen::head_param::own;
     p.bias = c.qkv_bias ? gen::bias_param::qkv : gen::bias_param::none;
     p.seq = std::clamp(p.positions - gen::first_position(p), 1, c.decoder() ? 2048 : 512);
     return p;

@@ -4,10 +4,11 @@
 // SIMD target. Prompt ids in, generated ids out, and the decoding speed.
 //
 // Tokenization stays outside ctformer: give the ids the model's tokenizer makes (TinyLlama's: 1 is
-// <s>; 2, </s>, ends a sequence).
+// <s>). A sequence ends at config.json's eos_token_id (TinyLlama's 2, </s>), or after --tokens.
 //
-//   generate [DIR] [--prompt 1 450 4996 ...] [--tokens 32] [--temperature 0.8 --top-k 40 --top-p 0.95
+//   generate [DIR] [--prompt 1 450 4996 ...] [--tokens 32] [--temperature 0.8 --top-k 50 --top-p 0.95
 //            --seed 1] [--fp32] [--threads 1]
+//   greedy unless --temperature is given; --top-k 0 and --top-p 1 (the defaults) keep every token
 //   DIR    a Hugging Face directory (model.safetensors, or shards and their index) whose config.json
 //          is this build's; without one, random weights (the tokens then mean nothing)
 //   --fp32 keeps the GEMMs' weights in fp32 (default: bf16, half the bytes a token reads)
@@ -32,10 +33,11 @@ namespace {
 struct options {
     std::string dir;
     std::vector<std::int32_t> prompt{1, 450, 4996, 17354, 1701, 432};
-    ctformer::generation generation{.tokens = 32, .stop = {2}, .threads = 1};
+    ctformer::generation generation{.tokens = 32, .threads = 1};
     ctformer::kernels::weight_format weights = ctformer::kernels::weight_format::bf16;
 };
 
+// The command line over the defaults (greedy, 32 tokens, bf16 weights, one thread).
 options parse(int argc, char** argv) {
     options o;
     for (int i = 1; i < argc; ++i) {
@@ -57,7 +59,6 @@ options parse(int argc, char** argv) {
         else if (arg.rfind("--", 0) == 0) throw ctformer::invalid_option("option", arg, "one of those in the usage");
         else o.dir = arg;
     }
-    if (o.generation.sample.temperature > 0 && o.generation.sample.top_k == 0) o.generation.sample.top_k = 40;
     return o;
 }
 
@@ -90,18 +91,20 @@ ctformer::tensor_map random_weights(const ctformer::hf_config& c) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-    const options o = parse(argc, argv);
+    options o = parse(argc, argv);
     const ctformer::hf_config built = ctformer::read_hf_config(CTFORMER_GENERATE_CONFIG);
+    ctformer::hf_config given = built;
     tinyllama model;
     if (o.dir.empty()) {
         model.bind(random_weights(built), {.gemm_weights = o.weights});
     } else {
-        const ctformer::hf_config given = ctformer::read_hf_config(std::filesystem::path(o.dir) / "config.json");
+        given = ctformer::read_hf_config(std::filesystem::path(o.dir) / "config.json");
         if (given.summary() != built.summary())
             throw ctformer::config_error(o.dir + "/config.json", "", given.summary() + " is not this build's model (" +
                                                                          built.summary() + ")");
         model.bind_directory(o.dir, {.gemm_weights = o.weights});
     }
+    o.generation.stop.assign(given.eos_token_ids.begin(), given.eos_token_ids.end());
     std::printf("%s on %s, %s weights\n", built.summary().c_str(), std::string(model.target()).c_str(),
                 ctformer::kernels::format_name(o.weights));
 
@@ -110,7 +113,8 @@ int main(int argc, char** argv) try {
     const std::vector<std::int32_t> tokens = ctformer::generate(*decoding, o.prompt, o.generation);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (const std::int32_t t : tokens) std::printf("%d ", t);
-    std::printf("\n%zu tokens after a prompt of %zu in %.2f s: %.1f tokens/s\n", tokens.size(), o.prompt.size(), seconds,
+    std::printf("\n%zu tokens after a prompt of %zu in %.2f s, the prompt's run included: %.1f tokens/s\n", tokens.size(),
+                o.prompt.size(), seconds,
                 static_cast<double>(tokens.size()) / seconds);
 } catch (const std::exception& e) {
     std::fprintf(stderr, "generate: %s\n", e.what());

@@ -61,7 +61,7 @@ constexpr nn::llama_config llama_config_of(const params& p) {
             .act = p.act,
             .eps = p.eps,
             .theta = p.rope_theta,
-            .tied = p.head == head_param::tied,
+            .tied = p.lm_head == head_param::tied,
             .qkv_bias = p.bias == bias_param::qkv};
 }
 

@@ -4,7 +4,7 @@
 // They are nn::config's fields, spelled as there (d_model, heads, kv_heads, d_ff, act, norm, eps),
 // the generator's own: seq, layers, mask, and a BERT-family model's (nn::bert_config's names: family,
 // vocabulary, positions, token_types, padding_idx; and output, token_type_ids) or a LLaMA-family
-// model's (rope_theta, head, bias), which ctformer_add_model(NAME HF_CONFIG config.json) fills from
+// model's (rope_theta, lm_head, bias), which ctformer_add_model(NAME HF_CONFIG config.json) fills from
 // the file. param_fields lists them once;
 // parsing, ctformer-gen's help, its Markdown table and the C++ of the parameter header all come from it.
 // ctformer-gen parses and checks them at build time, before any model is compiled, so a bad one is
@@ -45,7 +45,7 @@ struct params : nn::config {
     types_param token_type_ids = types_param::input;
     // A LLaMA-family model's besides nn::config's (nn::llama_config's meanings).
     double rope_theta = 10000.0;
-    head_param head = head_param::own;
+    head_param lm_head = head_param::own;
     bias_param bias = bias_param::none;
 
     // The sequence extent to declare inputs with: any length from 1 to seq, at run time.
@@ -93,8 +93,8 @@ inline constexpr auto param_fields = std::tuple_cat(
                    "HF_CONFIG: an id input \"token_type_ids\" [B, L] (when token_types > 1), or type 0 for every token"},
                fields::number<params, double>{"rope_theta", &params::rope_theta, 1.0, 1e12, "HF_CONFIG llama: rope_theta"},
                fields::choice<params, head_param, 2>{
-                   "head",
-                   &params::head,
+                   "lm_head",
+                   &params::lm_head,
                    {{{"own", head_param::own}, {"tied", head_param::tied}}},
                    "ctformer::gen::head_param",
                    "HF_CONFIG llama: the LM head is lm_head.weight, or model.embed_tokens.weight (tie_word_embeddings)"},

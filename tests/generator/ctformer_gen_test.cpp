@@ -73,8 +73,8 @@ TEST(CtformerGen, EachBadParameterIsOneLine) {
     const std::pair<std::string, std::string> cases[] = {
         {"depth=8", "ctformer-gen: unknown parameter 'depth' (known: seq, d_model, heads, kv_heads, d_ff, act, norm, eps, "
                     "layers, mask, family, vocabulary, positions, token_types, padding_idx, output, token_type_ids, "
-                    "rope_theta, head, bias)\n"},
-        {"head=8", "ctformer-gen: head=8: expected one of own, tied\n"},
+                    "rope_theta, lm_head, bias)\n"},
+        {"lm_head=8", "ctformer-gen: lm_head=8: expected one of own, tied\n"},
         {"d_model=512 heads=7", "ctformer-gen: heads=7 does not divide d_model=512\n"},
         {"heads=8 kv_heads=3", "ctformer-gen: kv_heads=3 does not divide heads=8\n"},
         {"seq=0", "ctformer-gen: seq=0: expected a whole number from 1 to 65536\n"},
@@ -141,7 +141,7 @@ TEST(CtformerGen, HfConfigGivesTheGeometry) {
     for (const char* line : {"p.seq = 24;", "p.kv_heads = 2;", "p.act = ctformer::activation::silu;",
                              "p.norm = ctformer::nn::norm_position::pre;", "p.eps = 1e-05;",
                              "p.family = ctformer::gen::family_param::llama;", "p.rope_theta = 10000;",
-                             "p.head = ctformer::gen::head_param::own;", "p.bias = ctformer::gen::bias_param::none;",
+                             "p.lm_head = ctformer::gen::head_param::own;", "p.bias = ctformer::gen::bias_param::none;",
                              "ctformer_model_checkpoint_prefix = \"\""})
         EXPECT_NE(params_header().find(line), std::string::npos) << line << "\n" << params_header();
 

@@ -69,12 +69,12 @@ TEST(GeneratedLlama, GenerateGreedyToAStopAndSampled) {
         EXPECT_EQ(ctf::generate(*decoding, prompt, {.tokens = 8}), greedy);
         EXPECT_EQ(ctf::generate(*decoding, prompt, {.tokens = 8, .stop = {greedy[3]}}),
                   std::vector(greedy.begin(), greedy.begin() + 4));
-        sampled.push_back(ctf::generate(*decoding, prompt, {.tokens = 19, .sample = {.temperature = 1.5, .top_k = 20, .seed = 11}}));
-        EXPECT_EQ(sampled.back().size(), 19u) << "to the cache's end: 5 + 19 positions";
+        sampled.push_back(ctf::generate(*decoding, prompt, {.tokens = 20, .sample = {.temperature = 1.5, .top_k = 20, .seed = 11}}));
+        EXPECT_EQ(sampled.back().size(), 20u) << "to the cache's end: 5 + 19 positions, the 20th token from the last";
         EXPECT_EQ(sampled.back(), sampled.front());
     }
     hwy::SetSupportedTargetsForTest(0);
-    EXPECT_NE(sampled.front(), std::vector(greedy.begin(), greedy.begin() + 8)) << "sampled as greedy";
+    EXPECT_NE(std::vector(sampled.front().begin(), sampled.front().begin() + 8), greedy) << "sampled as greedy";
 }
 
 // Two of the golden weights swapped (as far as the shorter goes: q's first rows with k's) fail the

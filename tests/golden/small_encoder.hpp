@@ -59,7 +59,8 @@ public:
     std::string_view target() const { return model_->target(); }
 
     // A model of token ids with causal attention (a LLaMA, GPT-2): decoding `batch` sequences with a
-    // KV cache as long as its seq, a step per token (docs/decoding.md).
+    // KV cache as long as its seq, a step per token (docs/decoding.md). It runs this model: it must
+    // not outlive it.
     std::unique_ptr<ctformer::any_decoding> start_decoding(std::size_t batch = 1) const {
         return model_->start_decoding(batch);
     }

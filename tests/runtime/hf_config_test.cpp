@@ -123,8 +123,11 @@ TEST(HfConfig, LlamaDefaultsAndVariations) {
     EXPECT_TRUE(llama.eos_token_ids.empty());
     EXPECT_EQ(ctf::read_hf_config(llama_variant({{"eos_token_id", {128001, 128009}}})).eos_token_ids,
               (std::vector<int>{128001, 128009}));
+    // Mistral's window: null is none; absent, MistralConfig's 4096, as long as these positions.
     EXPECT_EQ(ctf::read_hf_config(llama_variant({{"model_type", "mistral"}, {"sliding_window", nullptr}})).model_type, "mistral");
     EXPECT_EQ(ctf::read_hf_config(llama_variant({{"model_type", "mistral"}, {"sliding_window", 256}})).model_type, "mistral");
+    EXPECT_EQ(ctf::read_hf_config(llama_variant({{"model_type", "mistral"}, {"max_position_embeddings", 4096}})).num_key_value_heads,
+              8);  // MistralConfig's default
     EXPECT_EQ(ctf::read_hf_config(llama_variant({{"head_dim", 8}})).hidden_size, 64);
 }
 
@@ -141,7 +144,11 @@ TEST(HfConfig, LlamaFieldsRefused) {
         {{{"eos_token_id", {2, "end"}}}, "eos_token_id", "expected token ids"},
         {{{"model_type", "mistral"}, {"sliding_window", 128}}, "sliding_window",
          "128 is shorter than max_position_embeddings 256: a banded causal mask is not supported"},
-        {{{"model_type", "qwen2"}, {"use_sliding_window", true}, {"sliding_window", 64}}, "sliding_window", "64 is shorter"},
+        {{{"model_type", "qwen2"}, {"num_key_value_heads", 2}, {"use_sliding_window", true}, {"sliding_window", 64}},
+         "sliding_window", "64 is shorter"},
+        {{{"model_type", "mistral"}, {"max_position_embeddings", 8192}}, "sliding_window",
+         "4096 (MistralConfig's default) is shorter than max_position_embeddings 8192"},
+        {{{"model_type", "qwen2"}}, "num_key_value_heads", "32 does not divide num_attention_heads 8"},  // Qwen2Config's 32
     };
     for (const auto& [changes, field, words] : cases) {
         SCOPED_TRACE(changes.dump());

@@ -38,9 +38,9 @@ class sampler {
 public:
     explicit sampler(const sampling& s) : s_(s), random_(s.seed) {
         if (!(s.temperature >= 0) || !std::isfinite(s.temperature))
-            throw invalid_option("sampling temperature", number_text(s.temperature), "0 (greedy) or more");
+            throw invalid_option("sampling temperature", exact_text(s.temperature), "0 (greedy) or more");
         if (s.top_k < 0) throw invalid_option("sampling top_k", std::to_string(s.top_k), "0 (all tokens) or more");
-        if (!(s.top_p > 0 && s.top_p <= 1)) throw invalid_option("sampling top_p", number_text(s.top_p), "in (0, 1]");
+        if (!(s.top_p > 0 && s.top_p <= 1)) throw invalid_option("sampling top_p", exact_text(s.top_p), "in (0, 1]");
     }
 
     bool greedy() const { return s_.temperature == 0 || s_.top_k == 1; }
@@ -64,7 +64,8 @@ public:
     }
 
 private:
-    // The token ids by logit, largest first (ties: the lower id first), the top_k of them.
+    // The token ids by logit, largest first (ties: the lower id first), the top_k of them: exactly k,
+    // where Hugging Face's top-k keeps every token tied with the k-th too.
     std::vector<std::int32_t> candidates(std::span<const float> logits) const {
         std::vector<std::int32_t> order(logits.size());
         std::iota(order.begin(), order.end(), 0);

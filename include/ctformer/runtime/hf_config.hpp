@@ -10,7 +10,6 @@
 #pragma once
 
 #include <array>
-#include <charconv>
 #include <climits>
 #include <filesystem>
 #include <optional>
@@ -23,6 +22,7 @@
 
 #include "../core/exceptions.hpp"
 #include "../core/kinds.hpp"
+#include "../core/text.hpp"
 #include "mapped_file.hpp"
 
 namespace ctformer {
@@ -46,19 +46,15 @@ struct hf_config {
     // types 2, gelu, eps 1e-12", or "llama: 22 layers, hidden 2048, 32 heads (4 kv), intermediate 5632,
     // vocab 32000, positions 2048, silu, eps 1e-05, rope_theta 10000, lm_head".
     std::string summary() const {
-        const auto shortest = [](double x) {  // exact, in the fewest digits
-            char text[32];
-            return std::string(text, std::to_chars(text, text + sizeof text, x).ptr);
-        };
         std::string heads = std::to_string(num_attention_heads) + " heads";
         if (decoder()) heads += " (" + std::to_string(num_key_value_heads) + " kv)";
         std::string text = model_type + ": " + std::to_string(num_hidden_layers) + " layers, hidden " +
                            std::to_string(hidden_size) + ", " + heads + ", intermediate " + std::to_string(intermediate_size) +
                            ", vocab " + std::to_string(vocab_size) + ", positions " + std::to_string(max_position_embeddings) +
                            (decoder() ? "" : ", types " + std::to_string(type_vocab_size)) + ", " +
-                           activation_name(hidden_act) + ", eps " + shortest(norm_eps);
+                           activation_name(hidden_act) + ", eps " + exact_text(norm_eps);
         if (decoder())
-            text += ", rope_theta " + shortest(rope_theta) + (qkv_bias ? ", qkv biases" : "") +
+            text += ", rope_theta " + exact_text(rope_theta) + (qkv_bias ? ", qkv biases" : "") +
                     (tie_word_embeddings ? ", head tied" : ", lm_head");
         return text;
     }
@@ -201,13 +197,15 @@ inline void read_bert_fields(const hf_config_reader& read, hf_config& c, int def
         read.fail("position_embedding_type", hf_config_reader::shown(*positions) + " is not supported (absolute)");
 }
 
-// LlamaConfig's, Qwen2Config's and MistralConfig's fields besides the sizes (their defaults are the
-// same: rms_norm_eps 1e-6, rope_theta 10000, silu, untied). What ctformer does not build is refused:
-// scaled rotary positions (Llama 3.1's "llama3", YaRN), biases on o_proj or the MLP, a head_dim
-// other than hidden_size / heads, and a sliding window (a banded causal mask) shorter than the
-// positions.
+// LlamaConfig's, Qwen2Config's and MistralConfig's fields besides the sizes. Their defaults agree
+// (rms_norm_eps 1e-6, rope_theta 10000, silu, untied) but for the KV heads (LLaMA's: as many as
+// the heads; Qwen2's 32; Mistral's 8) and Mistral's sliding window (4096 where the file gives none;
+// null: none). What ctformer does not build is refused: scaled rotary positions (Llama 3.1's
+// "llama3", YaRN), biases on o_proj or the MLP, a head_dim other than hidden_size / heads, and a
+// sliding window (a banded causal mask) shorter than the positions.
 inline void read_llama_fields(const hf_config_reader& read, hf_config& c) {
-    c.num_key_value_heads = read.positive("num_key_value_heads", c.num_attention_heads);
+    const int default_kv_heads = c.model_type == "qwen2" ? 32 : c.model_type == "mistral" ? 8 : c.num_attention_heads;
+    c.num_key_value_heads = read.positive("num_key_value_heads", default_kv_heads);
     c.norm_eps = read.positive_number("rms_norm_eps", 1e-6);
     c.rope_theta = read.positive_number("rope_theta", 10000.0);
     c.hidden_act = read.one_of("hidden_act", read.text("hidden_act").value_or("silu"), hf_activations);
@@ -224,11 +222,14 @@ inline void read_llama_fields(const hf_config_reader& read, hf_config& c) {
     if (read.given("head_dim") && read.integer("head_dim") * c.num_attention_heads != c.hidden_size)
         read.fail("head_dim", std::to_string(read.integer("head_dim")) + " is not hidden_size / num_attention_heads (" +
                                   std::to_string(c.hidden_size / c.num_attention_heads) + ")");
-    const bool windowed = c.model_type == "mistral" || read.flag("use_sliding_window", false);
-    if (windowed && read.given("sliding_window") && read.integer("sliding_window") < c.max_position_embeddings)
-        read.fail("sliding_window", std::to_string(read.integer("sliding_window")) +
-                                        " is shorter than max_position_embeddings " + std::to_string(c.max_position_embeddings) +
-                                        ": a banded causal mask is not supported");
+    const bool mistral = c.model_type == "mistral";
+    if ((mistral || read.flag("use_sliding_window", false)) && (read.given("sliding_window") || (mistral && !read.find("sliding_window")))) {
+        const int window = read.integer("sliding_window", 4096);
+        if (window < c.max_position_embeddings)
+            read.fail("sliding_window", std::to_string(window) + (read.find("sliding_window") ? "" : " (MistralConfig's default)") +
+                                            " is shorter than max_position_embeddings " +
+                                            std::to_string(c.max_position_embeddings) + ": a banded causal mask is not supported");
+    }
 }
 }  // namespace detail
 

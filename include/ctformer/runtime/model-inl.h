@@ -279,7 +279,7 @@ public:
     std::string_view target() const override { return hwy::TargetName(HWY_TARGET); }
     std::unique_ptr<any_decoding> start_decoding(std::size_t batch) const override {
         if constexpr (model<Graph>::only_ids) return std::make_unique<decoding_of>(model_, batch);
-        else throw invalid_option("start_decoding", "a model of more inputs than token ids", "one input, of token ids");
+        else throw invalid_option("start_decoding", "a model whose one input is not token ids", "one input, of token ids");
     }
 
 private:

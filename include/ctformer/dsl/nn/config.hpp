@@ -48,7 +48,7 @@ inline constexpr std::tuple config_fields{
                                              {{{"post", norm_position::post}, {"pre", norm_position::pre}}},
                                              "ctformer::nn::norm_position",
                                              "LayerNorm after the residual add, or before the sublayer (pre: PyTorch's norm_first)"},
-    fields::number<config, double>{"eps", &config::eps, 1e-30, 1.0, "LayerNorm's epsilon"},
+    fields::number<config, double>{"eps", &config::eps, 1e-30, 1.0, "the norms' epsilon (LayerNorm's; RMSNorm's in a LLaMA)"},
 };
 static_assert(fields::covers<config>(config_fields), "config_fields must list every field of nn::config, once");
 
