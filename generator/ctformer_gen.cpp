@@ -54,7 +54,7 @@ std::string problem_of(const ctformer::error& e) {
 ctformer::gen::params params_of(const ctformer::hf_config& c) {
     namespace gen = ctformer::gen;
     gen::params p;
-    p.family = c.decoder() ? gen::family_param::llama : c.model_type == "bert" ? gen::family_param::bert : gen::family_param::roberta;
+    p.family = c.decoder ? gen::family_param::llama : c.model_type == "bert" ? gen::family_param::bert : gen::family_param::roberta;
     p.vocabulary = c.vocab_size;
     p.positions = c.max_position_embeddings;
     p.token_types = c.type_vocab_size;
@@ -65,12 +65,12 @@ ctformer::gen::params params_of(const ctformer::hf_config& c) {
     p.layers = c.num_hidden_layers;
     p.act = c.hidden_act;
     p.eps = c.norm_eps;
-    p.norm = c.decoder() ? ctformer::nn::norm_position::pre : ctformer::nn::norm_position::post;
+    p.norm = c.decoder ? ctformer::nn::norm_position::pre : ctformer::nn::norm_position::post;
     p.kv_heads = c.num_key_value_heads;
     p.rope_theta = c.rope_theta;
     p.lm_head = c.tie_word_embeddings ? gen::head_param::tied : gen::head_param::own;
     p.bias = c.qkv_bias ? gen::bias_param::qkv : gen::bias_param::none;
-    p.seq = std::clamp(p.positions - gen::first_position(p), 1, c.decoder() ? 2048 : 512);
+    p.seq = std::clamp(p.positions - gen::first_position(p), 1, c.decoder ? 2048 : 512);
     return p;
 }
 

@@ -7,7 +7,6 @@
 // comparison. And bind_directory of a sharded checkpoint (model.safetensors.index.json and its shards).
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -77,8 +76,7 @@ TEST(GeneratedLlama, GenerateGreedyToAStopAndSampled) {
     EXPECT_NE(std::vector(sampled.front().begin(), sampled.front().begin() + 8), greedy) << "sampled as greedy";
 }
 
-// Two of the golden weights swapped (as far as the shorter goes: q's first rows with k's) fail the
-// comparison of the prompt's logits.
+// Two of the golden weights swapped (test::swapped) fail the comparison of the prompt's logits.
 TEST(GeneratedLlama, SwappedWeightsFailTheComparison) {
     const ctf::safetensors_file file(golden_path);
     const std::pair<const char*, const char*> swaps[] = {
@@ -89,9 +87,7 @@ TEST(GeneratedLlama, SwappedWeightsFailTheComparison) {
     };
     llama_tiny model;
     for (const auto& [a, b] : swaps) {
-        ctf::tensor_map golden = file.tensors();
-        std::vector<float>&x = golden.at(a).data, &y = golden.at(b).data;
-        std::swap_ranges(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(std::min(x.size(), y.size())), y.begin());
+        const ctf::tensor_map golden = test::swapped(file.tensors(), a, b);
         model.bind(golden, {.strict = false});
         EXPECT_FALSE(test::compare(logits_of(model)(file.ids("prompt")), golden.at("expected"), test::against_pytorch).ok())
             << a << " and " << b;

@@ -95,7 +95,7 @@ TEST(HfConfig, DefaultsAndActivationNames) {
 // TinyLlama-1.1B's config.json, as the hub has it.
 TEST(HfConfig, LlamaReadsEveryField) {
     const ctf::hf_config c = ctf::read_hf_config(config_case("tinyllama.json"));
-    EXPECT_TRUE(c.decoder());
+    EXPECT_TRUE(c.decoder);
     EXPECT_EQ(c.num_key_value_heads, 4);
     EXPECT_EQ(c.norm_eps, 1e-5);
     EXPECT_EQ(c.rope_theta, 10000.0);

@@ -27,13 +27,10 @@ constexpr nn::llama_config tiny_qwen2{.vocabulary = 61, .d_model = 32, .heads = 
 
 const std::string golden_path = std::string(CTFORMER_GOLDEN_DIR) + "/qwen2_2_layers.safetensors";
 
-// The prompt's logits with two of the golden weights swapped (as far as the shorter goes: q's first
-// rows with k's) fail the comparison.
+// The prompt's logits with two of the golden weights swapped fail the comparison.
 template <class Model>
 void expect_swap_fails(Model& model, const std::string& a, const std::string& b) {
-    tensor_map golden = load_state_dict(golden_path);
-    std::vector<float>&x = golden.at(a).data, &y = golden.at(b).data;
-    std::swap_ranges(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(std::min(x.size(), y.size())), y.begin());
+    const tensor_map golden = test::swapped(load_state_dict(golden_path), a, b);
     model.bind(golden, {.strict = false});
     const host_tensor<float> logits = model.run(safetensors_file(golden_path).ids("prompt"));
     EXPECT_FALSE(test::compare(logits, golden.at("expected"), test::against_pytorch).ok()) << a << " and " << b;

@@ -20,6 +20,14 @@ namespace test {
 // every target. A LayerNorm eps of 1e-12 for 1e-5 moves them by 4.6e-5, erf's GELU for tanh's by 7e-4.
 inline constexpr tolerance against_pytorch{.atol = 6e-6, .rtol = 5e-7};
 
+// `tensors` with a's and b's values swapped, as far as the shorter goes (q's first rows with k's):
+// weights in the wrong places, which a test's comparison must catch.
+inline ctf::tensor_map swapped(ctf::tensor_map tensors, const std::string& a, const std::string& b) {
+    std::vector<float>&x = tensors.at(a).data, &y = tensors.at(b).data;
+    std::swap_ranges(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(std::min(x.size(), y.size())), y.begin());
+    return tensors;
+}
+
 // Step `step` of the golden file's greedy generation: the last position's logits against PyTorch's
 // (`prefix`expected_step_logits), and the token they choose.
 inline std::int32_t expect_greedy_step(const ctf::host_tensor<float>& logits, const ctf::tensor_map& golden,

@@ -39,21 +39,20 @@ struct hf_config {
     double rope_theta = 10000.0;
     bool tie_word_embeddings = false, qkv_bias = false;
     std::vector<int> eos_token_ids;
-
-    bool decoder() const { return model_type == "llama" || model_type == "qwen2" || model_type == "mistral"; }
+    bool decoder = false;  // of the LLaMA family (hf_model_types says which types are)
 
     // One line: "bert: 12 layers, hidden 768, 12 heads, intermediate 3072, vocab 30522, positions 512,
     // types 2, gelu, eps 1e-12", or "llama: 22 layers, hidden 2048, 32 heads (4 kv), intermediate 5632,
     // vocab 32000, positions 2048, silu, eps 1e-05, rope_theta 10000, lm_head".
     std::string summary() const {
         std::string heads = std::to_string(num_attention_heads) + " heads";
-        if (decoder()) heads += " (" + std::to_string(num_key_value_heads) + " kv)";
+        if (decoder) heads += " (" + std::to_string(num_key_value_heads) + " kv)";
         std::string text = model_type + ": " + std::to_string(num_hidden_layers) + " layers, hidden " +
                            std::to_string(hidden_size) + ", " + heads + ", intermediate " + std::to_string(intermediate_size) +
                            ", vocab " + std::to_string(vocab_size) + ", positions " + std::to_string(max_position_embeddings) +
-                           (decoder() ? "" : ", types " + std::to_string(type_vocab_size)) + ", " +
+                           (decoder ? "" : ", types " + std::to_string(type_vocab_size)) + ", " +
                            activation_name(hidden_act) + ", eps " + exact_text(norm_eps);
-        if (decoder())
+        if (decoder)
             text += ", rope_theta " + exact_text(rope_theta) + (qkv_bias ? ", qkv biases" : "") +
                     (tie_word_embeddings ? ", head tied" : ", lm_head");
         return text;
@@ -61,10 +60,15 @@ struct hf_config {
 };
 
 namespace detail {
-// The model types read, each with its pad_token_id when the file gives none (BertConfig's 0,
-// RobertaConfig's and XLMRobertaConfig's 1; the LLaMA family reads none).
-inline constexpr std::array<std::pair<std::string_view, int>, 6> hf_model_types{
-    {{"bert", 0}, {"roberta", 1}, {"xlm-roberta", 1}, {"llama", 0}, {"qwen2", 0}, {"mistral", 0}}};
+// The model types read: whether each is a decoder of the LLaMA family, and an encoder's pad_token_id
+// when the file gives none (BertConfig's 0, RobertaConfig's and XLMRobertaConfig's 1).
+struct hf_model_type {
+    bool decoder;
+    int default_pad;
+};
+inline constexpr std::array<std::pair<std::string_view, hf_model_type>, 6> hf_model_types{
+    {{"bert", {false, 0}}, {"roberta", {false, 1}}, {"xlm-roberta", {false, 1}}, {"llama", {true, 0}},
+     {"qwen2", {true, 0}}, {"mistral", {true, 0}}}};
 
 // hidden_act as HF's ACT2FN names it: "gelu" is the exact erf form; gelu_new and gelu_pytorch_tanh
 // are the tanh approximation; silu and swish are both x·σ(x). Others (gelu_fast, quick_gelu, ...) are
@@ -251,7 +255,8 @@ inline hf_config read_hf_config(const std::filesystem::path& file) {
     const std::optional<std::string> type = read.text("model_type");
     if (!type) read.fail("model_type", "is missing; supported: " + detail::hf_names(detail::hf_model_types));
     c.model_type = *type;
-    const int default_pad = read.one_of("model_type", c.model_type, detail::hf_model_types);
+    const detail::hf_model_type kind = read.one_of("model_type", c.model_type, detail::hf_model_types);
+    c.decoder = kind.decoder;
     c.vocab_size = read.positive("vocab_size");
     c.hidden_size = read.positive("hidden_size");
     c.num_hidden_layers = read.positive("num_hidden_layers");
@@ -261,8 +266,8 @@ inline hf_config read_hf_config(const std::filesystem::path& file) {
     if (c.hidden_size % c.num_attention_heads != 0)
         read.fail("num_attention_heads", std::to_string(c.num_attention_heads) + " does not divide hidden_size " +
                                              std::to_string(c.hidden_size));
-    if (c.decoder()) detail::read_llama_fields(read, c);
-    else detail::read_bert_fields(read, c, default_pad);
+    if (c.decoder) detail::read_llama_fields(read, c);
+    else detail::read_bert_fields(read, c, kind.default_pad);
     return c;
 }
 

@@ -84,6 +84,15 @@ auto scaled_dot_product_attention(Q q, K k, V v, Masks... masks) {
 
 // ---- multi-head attention -------------------------------------------------------------------------
 
+// [..., L, H · d_head] -> [..., Heads, L, d_head]: split into H heads, each repeated up to Heads
+// (grouped-query attention's keys and values; H = Heads for queries and MHA).
+template <int H, int Heads, operand X>
+auto grouped_heads(X x) {
+    auto split = split_heads<H>(std::move(x));
+    if constexpr (H == Heads) return split;
+    else return expand_heads<Heads>(std::move(split));
+}
+
 template <class Output, class Weights>
 struct attention_result {
     Output output;    // [..., Lq, d_model]
@@ -120,12 +129,10 @@ struct attention_block {
     }
     using weight_list = typename as_expr_list<decltype(make_weights())>::type;
 
-    // [..., L, d_model] -> [..., H, L, d_head], with key/value groups repeated up to `heads`.
+    // [..., L, d_model] -> [..., heads, L, d_head], from H heads (key/value groups repeated).
     template <int H, operand X, operand W, operand B>
     static auto project(X x, W w, B b) {
-        auto split = split_heads<H>(linear(std::move(x), std::move(w), std::move(b)));
-        if constexpr (H == heads) return split;
-        else return expand_heads<heads>(std::move(split));
+        return grouped_heads<H, heads>(linear(std::move(x), std::move(w), std::move(b)));
     }
 
     // The output [..., Lq, d_model]; with WithWeights, {output, weights} with the weights bound.

@@ -65,20 +65,12 @@ auto llama_projection(X x) {
     else return linear(std::move(x), w);
 }
 
-// [..., L, H · d_head] -> [..., heads, L, d_head]: split into H heads, repeated up to `heads` (GQA).
-template <llama_config C, int H, operand X>
-auto llama_heads(X x) {
-    auto split = split_heads<H>(std::move(x));
-    if constexpr (H == C.heads) return split;
-    else return expand_heads<C.heads>(std::move(split));
-}
-
 template <llama_config C, operand N>
 auto llama_attention(N n) {
     constexpr int dh = C.d_head(), kv = llama_block<C>.key_value_heads();
-    auto q = llama_heads<C, C.heads>(rotary<llama_rotary<C>>(llama_projection<C, "self_attn.q_proj", C.heads * dh>(n)));
-    auto k = llama_heads<C, kv>(rotary<llama_rotary<C>>(llama_projection<C, "self_attn.k_proj", kv * dh>(n)));
-    auto v = llama_heads<C, kv>(llama_projection<C, "self_attn.v_proj", kv * dh>(n));
+    auto q = split_heads<C.heads>(rotary<llama_rotary<C>>(llama_projection<C, "self_attn.q_proj", C.heads * dh>(n)));
+    auto k = grouped_heads<kv, C.heads>(rotary<llama_rotary<C>>(llama_projection<C, "self_attn.k_proj", kv * dh>(n)));
+    auto v = grouped_heads<kv, C.heads>(llama_projection<C, "self_attn.v_proj", kv * dh>(n));
     return linear(merge_heads(scaled_dot_product_attention(q, k, v, causal)),
                   weight<"self_attn.o_proj.weight", C.d_model, C.heads * dh>());
 }
