@@ -1,12 +1,14 @@
 // Text generation with a LLaMA-family model generated from its config.json, with no declaration
 // written: ctformer_add_model(tinyllama HF_CONFIG config.json) in examples/CMakeLists.txt builds
 // TinyLlama-1.1B's geometry (22 layers, 2048 wide, 32 heads, 4 KV heads, vocabulary 32000) for every
-// SIMD target. Prompt ids in, generated ids out, and the decoding speed.
+// SIMD target. Prompt ids in, generated ids out, and the decoding speed. Several prompts, of any
+// lengths, generate together: one run of all of them, then a step per token of those still going,
+// each at its own position.
 //
 // Tokenization stays outside ctformer: give the ids the model's tokenizer makes (TinyLlama's: 1 is
 // <s>). A sequence ends at config.json's eos_token_id (TinyLlama's 2, </s>), or after --tokens.
 //
-//   generate [DIR] [--prompt 1 450 4996 ...] [--tokens 32] [--temperature 0.8 --top-k 50 --top-p 0.95
+//   generate [DIR] [--prompt 1 450 4996 ... [--prompt 1 15043 ...]] [--tokens 32] [--temperature 0.8 --top-k 50 --top-p 0.95
 //            --seed 1] [--fp32] [--threads 1]
 //   greedy unless --temperature is given; --top-k 0 and --top-p 1 (the defaults) keep every token
 //   DIR    a Hugging Face directory (model.safetensors, or shards and their index) whose config.json
@@ -32,7 +34,7 @@ namespace {
 
 struct options {
     std::string dir;
-    std::vector<std::int32_t> prompt{1, 450, 4996, 17354, 1701, 432};
+    std::vector<std::vector<std::int32_t>> prompts;  // none given: {1, 450, 4996, 17354, 1701, 432}
     ctformer::generation generation{.tokens = 32, .threads = 1};
     ctformer::kernels::weight_format weights = ctformer::kernels::weight_format::bf16;
 };
@@ -47,8 +49,8 @@ options parse(int argc, char** argv) {
             return std::string(argv[++i]);
         };
         if (arg == "--prompt") {
-            o.prompt.clear();
-            while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) o.prompt.push_back(std::stoi(argv[++i]));
+            o.prompts.emplace_back();
+            while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) o.prompts.back().push_back(std::stoi(argv[++i]));
         } else if (arg == "--tokens") o.generation.tokens = std::stoi(value());
         else if (arg == "--temperature") o.generation.sample.temperature = std::stod(value());
         else if (arg == "--top-k") o.generation.sample.top_k = std::stoi(value());
@@ -59,6 +61,7 @@ options parse(int argc, char** argv) {
         else if (arg.rfind("--", 0) == 0) throw ctformer::invalid_option("option", arg, "one of those in the usage");
         else o.dir = arg;
     }
+    if (o.prompts.empty()) o.prompts.push_back({1, 450, 4996, 17354, 1701, 432});
     return o;
 }
 
@@ -108,14 +111,19 @@ int main(int argc, char** argv) try {
     std::printf("%s on %s, %s weights\n", built.summary().c_str(), std::string(model.target()).c_str(),
                 ctformer::kernels::format_name(o.weights));
 
-    const auto decoding = model.start_decoding(1);
+    const auto decoding = model.start_decoding(o.prompts.size());
     const auto start = std::chrono::steady_clock::now();
-    const std::vector<std::int32_t> tokens = ctformer::generate(*decoding, o.prompt, o.generation);
+    const std::vector<std::vector<std::int32_t>> tokens = ctformer::generate(*decoding, o.prompts, o.generation);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    for (const std::int32_t t : tokens) std::printf("%d ", t);
-    std::printf("\n%zu tokens after a prompt of %zu in %.2f s, the prompt's run included: %.1f tokens/s\n", tokens.size(),
-                o.prompt.size(), seconds,
-                static_cast<double>(tokens.size()) / seconds);
+    std::size_t generated = 0, prompted = 0;
+    for (std::size_t s = 0; s < tokens.size(); ++s) {
+        for (const std::int32_t t : tokens[s]) std::printf("%d ", t);
+        std::printf("\n");
+        generated += tokens[s].size();
+        prompted += o.prompts[s].size();
+    }
+    std::printf("%zu tokens after %zu prompt tokens in %.2f s, the prompts' run included: %.1f tokens/s\n", generated,
+                prompted, seconds, static_cast<double>(generated) / seconds);
 } catch (const std::exception& e) {
     std::fprintf(stderr, "generate: %s\n", e.what());
     return 1;

@@ -3,7 +3,7 @@
 
 namespace ctformer::runtime {
 
-kv_cache::kv_cache(const plan::program& p, std::size_t batch) : layout_(p, batch) {
+kv_cache::kv_cache(const plan::program& p, std::size_t batch) : layout_(p, batch), positions_(batch) {
     find_steps_run_once(p);
     const std::size_t floats = layout_.floats();
     memory_ = hwy::AllocateAligned<float>(std::max<std::size_t>(floats, 1));
@@ -12,8 +12,42 @@ kv_cache::kv_cache(const plan::program& p, std::size_t batch) : layout_(p, batch
     std::fill_n(memory_.get(), std::max<std::size_t>(floats, 1), 0.0f);
 }
 
+std::vector<std::size_t> kv_cache::sequences_of(std::span<const std::size_t> named) const {
+    std::vector<std::size_t> sequences(named.begin(), named.end());
+    if (named.empty())
+        for (std::size_t s = 0; s < batch(); ++s) sequences.push_back(s);
+    std::vector<bool> seen(batch());
+    for (std::size_t s : sequences) {
+        if (s >= batch())
+            throw invalid_option("run_options::sequences", std::to_string(s), "a sequence of the cache's, 0 to " + std::to_string(batch() - 1));
+        if (seen[s]) throw invalid_option("run_options::sequences", std::to_string(s) + " twice", "each sequence once");
+        seen[s] = true;
+    }
+    return sequences;
+}
+
+std::vector<std::size_t> kv_cache::positions_of(std::span<const std::size_t> sequences) const {
+    std::vector<std::size_t> positions;
+    for (std::size_t s : sequences) positions.push_back(positions_[s]);
+    return positions;
+}
+
+void kv_cache::restart(std::span<const std::size_t> named) {
+    for (std::size_t s : sequences_of(named)) positions_[s] = 0;
+}
+
+void kv_cache::check_room(const plan::extent_values& at) const {
+    for_each_sequence(at, [&](std::size_t s, std::size_t tokens) {
+        if (positions_[s] + tokens > capacity()) throw cache_full(capacity(), s, positions_[s], tokens);
+    });
+}
+
+void kv_cache::advance(const plan::extent_values& at) {
+    for_each_sequence(at, [&](std::size_t s, std::size_t tokens) { positions_[s] += tokens; });
+}
+
 void kv_cache::prepare(const plan::program& p, const plan::extent_values& at) {
-    if (position_ == 0) {
+    if (position() == 0) {
         prompt_ = at;
         for (std::size_t k = 0; k < p.steps.size(); ++k)
             if (once_[k]) kept_[k].resize(p.slots[p.steps[k].writes].elements(at) * layout_.repeats(k));

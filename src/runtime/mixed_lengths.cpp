@@ -98,8 +98,9 @@ const T* mixed_batch::take(const plan::slot& v, const host_tensor<T>& t, std::si
     return into.data();
 }
 
-mixed_batch::mixed_batch(const plan::program& p, std::span<const std::size_t> lengths, const tensor_map& inputs, const id_map& ids)
-    : ragged_(checked(p, lengths)), packed_(p.slots.size()), packed_ids_(p.slots.size()), given_(p.slots.size(), nullptr),
+mixed_batch::mixed_batch(const plan::program& p, std::span<const std::size_t> lengths, const tensor_map& inputs,
+                         const id_map& ids, std::span<const std::size_t> starts, std::span<const std::size_t> slots)
+    : ragged_(checked(p, lengths), starts, slots), packed_(p.slots.size()), packed_ids_(p.slots.size()), given_(p.slots.size(), nullptr),
       pooled_(!sequence_rows(p.slots[p.result])) {
     const std::size_t longest_allowed = longest(p);
     extents_seen unbatched;

@@ -10,21 +10,17 @@ program_run::program_run(const plan::program& p, const bound_weights& weights, c
                          host_tensor<float>& output, const run_options& options, workspace& ws)
     : p_(p), weights_(weights), options_(options), threads_(thread_count(options.threads)) {
     if (!weights.bound() && has_weights()) throw error("ctformer: run() before bind(): the model's weights are not given yet");
-    if (!options.lengths.empty()) {
-        if (!options.keep.empty()) throw invalid_option("run_options::keep", options.keep[0].first, "none with lengths");
-        if (options.cache) throw invalid_option("run_options::lengths in a decoding run", "given", "none: its sequences decode in step");
+    if (!options.lengths.empty() && !options.keep.empty())
+        throw invalid_option("run_options::keep", options.keep[0].first, "none with lengths");
+    if (!options.cache && !options.sequences.empty())
+        throw invalid_option("run_options::sequences", "given", "none outside a decoding run (model::start_decoding)");
+    if (options.cache) {
+        whole_ = decoding_extents(*options.cache, inputs, ids);
+    } else if (!options.lengths.empty()) {
         mixed_ = std::make_unique<mixed_batch>(p, options.lengths, inputs, ids);
         whole_ = mixed_->extents();
     } else {
         whole_ = checked_inputs(inputs, ids);
-    }
-    if (kv_cache* cache = options.cache) {
-        if (whole_.batch != cache->batch())
-            throw invalid_option("the batch of a decoding run", std::to_string(whole_.batch),
-                                 std::to_string(cache->batch()) + ", the sequences its cache holds");
-        cache->check_room(cache->tokens(whole_));
-        cache->prepare(p, whole_);
-        whole_.position = cache->position();
     }
     const dims_t expected = mixed_ ? mixed_->output_dims() : dims_of(p.slots[p.result].extents, whole_);
     if (output.dims.empty()) output = host_tensor<float>(expected);
@@ -100,7 +96,43 @@ void program_run::finish() const {
         throw error("ctformer: internal error, please report: " + std::to_string(steps_run_) + " steps run of " +
                     std::to_string(expected * chunks_run_));
     if (mixed_) mixed_->finish(p_.result, *output_);
-    if (options_.cache) options_.cache->advance(options_.cache->tokens(whole_));
+    if (options_.cache) options_.cache->advance(whole_);
+}
+
+// A decoding run's extents. Every sequence of the cache at one position runs as any batch, at that
+// position; some of them (run_options::sequences), of different lengths or at different positions,
+// run packed, each from its own position in its own slot.
+plan::extent_values program_run::decoding_extents(kv_cache& cache, const tensor_map& inputs, const id_map& ids) {
+    const bool packed = !options_.lengths.empty() || !options_.sequences.empty() || !cache.aligned();
+    plan::extent_values at;
+    if (!packed) {
+        at = checked_inputs(inputs, ids);
+        if (at.batch != cache.batch())
+            throw invalid_option("the batch of a decoding run", std::to_string(at.batch),
+                                 std::to_string(cache.batch()) + ", the sequences its cache holds (or name them: run_options::sequences)");
+        at.position = cache.position();
+    } else {
+        if (const std::string why = mixed_lengths_refusal(p_); !why.empty())
+            throw invalid_option("a decoding run of sequences at their own positions", "asked",
+                                 "a model that can run a packed batch, but " + why);
+        const std::vector<std::size_t> sequences = cache.sequences_of(options_.sequences);
+        std::vector<std::size_t> lengths = options_.lengths;
+        if (lengths.empty()) {
+            const plan::extent_values given = checked_inputs(inputs, ids);
+            if (given.batch != sequences.size())
+                throw invalid_option("the batch of a decoding run", std::to_string(given.batch),
+                                     std::to_string(sequences.size()) + ", the sequences it runs");
+            lengths.assign(sequences.size(), cache.tokens(given));
+        }
+        if (lengths.size() != sequences.size())
+            throw invalid_option("run_options::lengths in a decoding run", std::to_string(lengths.size()) + " lengths",
+                                 "one per sequence it runs: " + std::to_string(sequences.size()));
+        mixed_ = std::make_unique<mixed_batch>(p_, lengths, inputs, ids, cache.positions_of(sequences), sequences);
+        at = mixed_->extents();
+    }
+    cache.check_room(at);
+    cache.prepare(p_, at);
+    return at;
 }
 
 // Whether a slot is [B, ...]: a chunk holds its rows of the chunk's sequences.

@@ -3,7 +3,8 @@
 // golden file of tests/data/make_golden.py, llama_cases: GQA, rotate_half, an lm_head of its own). On
 // every Highway target compiled in: the prompt's logits and 8 greedy steps, by the full forward and
 // decoded with the KV cache, fp32 and with bf16 GEMM weights; generate() greedy, to a stop id, and
-// sampled (the same tokens on every target); weights swapped between their places fail the
+// sampled (the same tokens on every target), of one prompt and of prompts of different lengths
+// together; weights swapped between their places fail the
 // comparison. And bind_directory of a sharded checkpoint (model.safetensors.index.json and its shards).
 #include <gtest/gtest.h>
 
@@ -54,7 +55,8 @@ TEST(GeneratedLlama, GreedyGenerationFromConfigJsonOnEveryTarget) {
 }
 
 // generate(): greedy is PyTorch's greedy; a stop id ends the sequence, kept; a seeded sampling draws
-// the same tokens on every target.
+// the same tokens on every target; prompts of different lengths generated together, and decoded
+// together each at its own position, give each what it gives alone.
 TEST(GeneratedLlama, GenerateGreedyToAStopAndSampled) {
     const ctf::safetensors_file file(golden_path);
     const std::vector<std::int32_t> prompt = file.ids("prompt").data, greedy = file.ids("expected_tokens").data;
@@ -71,6 +73,9 @@ TEST(GeneratedLlama, GenerateGreedyToAStopAndSampled) {
         sampled.push_back(ctf::generate(*decoding, prompt, {.tokens = 20, .sample = {.temperature = 1.5, .top_k = 20, .seed = 11}}));
         EXPECT_EQ(sampled.back().size(), 20u) << "to the cache's end: 5 + 19 positions, the 20th token from the last";
         EXPECT_EQ(sampled.back(), sampled.front());
+        const auto together = model.start_decoding(3);
+        test::expect_generated_together_as_alone(*together, *decoding, {prompt, {7, 1}, {2, 9, 4, 4, 1, 3, 8, 6}});
+        test::expect_decoding_together_as_alone(*together, *decoding, 61);
     }
     hwy::SetSupportedTargetsForTest(0);
     EXPECT_NE(std::vector(sampled.front().begin(), sampled.front().begin() + 8), greedy) << "sampled as greedy";

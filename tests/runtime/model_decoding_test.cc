@@ -5,7 +5,8 @@
 // PyTorch decoder over an encoder memory (sinusoidal positions two ways, key padding of the memory),
 // and for causal attention with rotary positions on its queries and keys,
 // past the attention's key block, the memory's keys and values made once, a step's profile counting
-// the cache it read; a full cache, a batch other than the cache's, a memory of another length and a
+// the cache it read; sequences decoded together, each at its own position, as each alone; a full
+// cache, a batch other than the cache's, sequences named wrong, a memory of another length and a
 // model that cannot decode are typed errors.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/model_decoding_test.cc"
@@ -112,13 +113,52 @@ void TestGPT2DecodesAsItsFullForward() {
         ADD_FAILURE() << "ran past the cache";
     } catch (const cache_full& e) {
         EXPECT_EQ(e.capacity(), 24u);
-        EXPECT_NE(std::string(e.what()).find("holds 24 positions per sequence, 20 of them filled: 5 more"),
+        EXPECT_NE(std::string(e.what()).find("holds 24 positions per sequence, 20 of them filled in sequence 0: 5 more"),
                   std::string::npos)
             << e.what();
     }
     EXPECT_EQ(decoding.position(), 20u);
     const host_tensor<float> again = decoding.prefill(positions(all, 24, 0, 3));  // a new prompt starts over
     test::expect_close(again, model.run(positions(all, 24, 0, 3)), decoded);
+
+    auto together = model.start_decoding(3), alone = model.start_decoding(1);
+    test::expect_decoding_together_as_alone(together, alone, tiny.vocabulary);  // learned positions: the rows of theirs
+}
+
+// Sequences named wrong, lengths that do not match them, and a sequence past the capacity are refused
+// before anything runs, naming what was wrong; so are sequences named outside a decoding run.
+void TestSequencesOfADecodingRunAreChecked() {
+    auto model = rt::compile(nn::gpt2<tiny>(id_input<"input_ids", batch, upto<24>>()));
+    model.bind(reference::random_inputs(model.graph(), {1, {24}}, 3), {.strict = false});
+    auto decoding = model.start_decoding(3);
+    const id_tensor one({1, 1}, {7}), two({2, 1}, {7, 8});
+    const auto refusal = [&](auto run) {
+        try {
+            run();
+        } catch (const invalid_option& e) {
+            return std::string(e.what());
+        }
+        return std::string("nothing refused");
+    };
+    EXPECT_NE(refusal([&] { decoding.step(one, {.sequences = {3}}); }).find("a sequence of the cache's, 0 to 2"), std::string::npos);
+    EXPECT_NE(refusal([&] { decoding.step(two, {.sequences = {1, 1}}); }).find("each sequence once"), std::string::npos);
+    EXPECT_NE(refusal([&] { decoding.step(two, {.sequences = {1}}); }).find("1, the sequences it runs"), std::string::npos);
+    EXPECT_NE(refusal([&] { decoding.prefill(id_tensor({5}, {1, 2, 3, 4, 5}), {.lengths = {2, 3}}); }).find("one per sequence it runs: 3"),
+              std::string::npos);
+    EXPECT_NE(refusal([&] { model.run(one, {.sequences = {0}}); }).find("none outside a decoding run"), std::string::npos);
+    decoding.prefill(id_tensor({1, 22}, std::vector<std::int32_t>(22, 4)), {.sequences = {2}});
+    EXPECT_EQ(decoding.position(2), 22u);
+    EXPECT_EQ(decoding.position(0), 0u);
+    try {
+        decoding.prefill(id_tensor({3}, {1, 2, 3}), {.lengths = {1, 1, 1}});  // restarts all three: fits
+        decoding.prefill(id_tensor({1, 22}, std::vector<std::int32_t>(22, 4)), {.sequences = {1}});
+        decoding.step(id_tensor({2, 3}, std::vector<std::int32_t>(6, 5)), {.sequences = {0, 1}});
+        ADD_FAILURE() << "sequence 1 ran past the cache";
+    } catch (const cache_full& e) {
+        EXPECT_NE(std::string(e.what()).find("22 of them filled in sequence 1: 3 more"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(decoding.position(0), 1u);  // nothing ran
+    EXPECT_EQ(decoding.position(1), 22u);
 }
 
 // The profile of a step (at position 4, one new token) gives each step the bytes decoding_table
@@ -200,6 +240,14 @@ void TestDecoderDecodesAsItsFullForward() {
     shorter.at("pad") = host_tensor<float>({2, 6});
     out = {};
     EXPECT_THROW(decoding.step(shorter, {}, out), invalid_option);
+    // Its memory is of a length of its own: its sequences decode together, never each at its own position.
+    out = {};
+    try {
+        decoding.step(positions_of(inputs, 70, 5, 1), {}, out, {.sequences = {1, 0}});
+        ADD_FAILURE() << "a decoder over a memory ran its sequences apart";
+    } catch (const invalid_option& e) {
+        EXPECT_NE(std::string(e.what()).find("a decoding run of sequences at their own positions"), std::string::npos) << e.what();
+    }
 }
 
 // Attention that sees later positions has nothing to cache: such a model does not decode.
@@ -248,6 +296,7 @@ namespace ctformer::tests {
 HWY_BEFORE_TEST(Decoding);
 HWY_EXPORT_AND_TEST_P(Decoding, TestGPT2AgainstPyTorch);
 HWY_EXPORT_AND_TEST_P(Decoding, TestGPT2DecodesAsItsFullForward);
+HWY_EXPORT_AND_TEST_P(Decoding, TestSequencesOfADecodingRunAreChecked);
 HWY_EXPORT_AND_TEST_P(Decoding, TestDecoderDecodesAsItsFullForward);
 HWY_EXPORT_AND_TEST_P(Decoding, TestRotaryAttentionDecodesAsItsFullForward);
 HWY_EXPORT_AND_TEST_P(Decoding, TestAModelThatCannotDecode);

@@ -4,7 +4,7 @@
 // (tests/generator/llama_tiny_test.cpp: GQA, rotate_half, from its config.json) leaves out (MQA,
 // GPT-J's interleaved pairs on 6 of 8 dimensions, θ 1e6). The prompt's logits and 8 greedy steps, by
 // the full forward and with the KV cache, fp32 and with bf16 GEMM weights; weights swapped between
-// their places fail the comparison.
+// their places fail the comparison. Prompts of different lengths decode together as each alone.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/model_llama_test.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -51,6 +51,16 @@ void TestQwen2AgainstPyTorch() {
     expect_swap_fails(model, "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight");
 }
 
+// Prompts of different lengths, decoded together and generated together, give each sequence what it
+// gives alone, bit for bit: rotary angles, the cache's slots and each sequence's attention are its own.
+void TestQwen2DecodesSequencesAtTheirOwnPositions() {
+    auto model = rt::compile(nn::llama<tiny_qwen2>(id_input<"input_ids", batch, upto<24>>()));
+    model.bind(load_state_dict(golden_path), {.strict = false});
+    auto together = model.start_decoding(3), alone = model.start_decoding(1);
+    test::expect_decoding_together_as_alone(together, alone, tiny_qwen2.vocabulary);
+    test::expect_generated_together_as_alone(together, alone, {{3, 1, 4, 1, 5}, {9, 2}, {6, 5, 3, 5, 8, 9, 7}});
+}
+
 }  // namespace ctformer::tests::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -58,5 +68,6 @@ HWY_AFTER_NAMESPACE();
 namespace ctformer::tests {
 HWY_BEFORE_TEST(Llama);
 HWY_EXPORT_AND_TEST_P(Llama, TestQwen2AgainstPyTorch);
+HWY_EXPORT_AND_TEST_P(Llama, TestQwen2DecodesSequencesAtTheirOwnPositions);
 }  // namespace ctformer::tests
 #endif

@@ -25,6 +25,18 @@ TEST(Ragged, SequencesFollowEachOtherWithTheirOwnPositions) {
         for (std::size_t p = 0; p < lengths[s]; ++p) EXPECT_EQ(packed.positions[packed.offsets[s] + p], p);
 }
 
+TEST(Ragged, DecodedSequencesStartPastTheirCachedPositionsInTheirOwnSlots) {
+    const sizes lengths{1, 3, 1}, starts{9, 0, 4}, slots{3, 0, 2};
+    const ctformer::ragged_batch run(lengths, starts, slots);
+    EXPECT_EQ(run.offsets, (sizes{0, 1, 4, 5}));
+    EXPECT_EQ(run.positions, (sizes{9, 0, 1, 2, 4}));
+    EXPECT_EQ(run.starts, starts);
+    EXPECT_EQ(run.slots, slots);
+    const ctformer::ragged_batch fresh(lengths);  // by default: from position 0, slots in order
+    EXPECT_EQ(fresh.starts, (sizes{0, 0, 0}));
+    EXPECT_EQ(fresh.slots, (sizes{0, 1, 2}));
+}
+
 TEST(Ragged, OneSequenceAndNone) {
     const sizes one{7};
     const ctformer::ragged_batch single(one);

@@ -147,9 +147,9 @@ private:
 // A decoding step would run past its KV cache's capacity (runtime/kv_cache.hpp).
 class cache_full : public error {
 public:
-    cache_full(std::size_t capacity, std::size_t filled, std::size_t tokens)
+    cache_full(std::size_t capacity, std::size_t sequence, std::size_t filled, std::size_t tokens)
         : error("ctformer: the KV cache holds " + std::to_string(capacity) + " positions per sequence, " +
-                std::to_string(filled) + " of them filled: " + std::to_string(tokens) +
+                std::to_string(filled) + " of them filled in sequence " + std::to_string(sequence) + ": " + std::to_string(tokens) +
                 " more token(s) do not fit (start a new decoding, or declare a longer maximum length)"),
           capacity_(capacity) {}
     std::size_t capacity() const { return capacity_; }

@@ -122,11 +122,16 @@ struct step {
     kernels::packed_weight (*pack)(const float* w, const float* bias, kernels::weight_format format) = nullptr;
     const void* node = nullptr;  // the fused node it computes: its compile-time shapes and parameters
 
-    // Floating-point operations for a run of `at`; a packed mixed-length batch's, sequence by sequence.
+    // Floating-point operations for a run of `at`; a packed mixed-length batch's, sequence by sequence,
+    // each from its own position.
     double flops(const extent_values& at) const {
         if (!at.ragged) return flops_of(at);
         double total = 0;
-        for (std::size_t q = 0; q < at.ragged->sequences(); ++q) total += flops_of({1, {at.ragged->length(q)}});
+        for (std::size_t q = 0; q < at.ragged->sequences(); ++q) {
+            extent_values one{1, {at.ragged->length(q)}};
+            one.position = at.ragged->starts[q];
+            total += flops_of(one);
+        }
         return total;
     }
 };

@@ -34,14 +34,15 @@ public:
 };
 
 // Token-by-token decoding of a model whose one input is token ids (model::decoding): prefill runs a
-// prompt from position 0, each step the next tokens of every sequence over the KV cache; each call
-// returns its new tokens' rows.
+// prompt from position 0, each step the next tokens of every sequence over the KV cache (or of the
+// run_options::sequences named, each at its own position); each call returns its new tokens' rows.
 class any_decoding {
 public:
     virtual ~any_decoding() = default;
     virtual host_tensor<float> prefill(const id_tensor& ids, const runtime::run_options& options = {}) = 0;
     virtual host_tensor<float> step(const id_tensor& ids, const runtime::run_options& options = {}) = 0;
-    virtual std::size_t position() const = 0;  // positions decoded, per sequence
+    virtual std::size_t position() const = 0;  // positions decoded, the most of any sequence
+    virtual std::size_t position(std::size_t sequence) const = 0;
     virtual std::size_t capacity() const = 0;
     // The plan of the next step (`tokens` new ones per sequence), its FLOPs and bytes per token.
     virtual std::string explain(std::size_t tokens = 1) const = 0;

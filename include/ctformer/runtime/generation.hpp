@@ -8,7 +8,9 @@
 //
 // generate(decoding, prompt, options) decodes one prompt with a model's KV cache (model.start_decoding(1)):
 // the prompt once, then a step per token, until options.tokens or one of the stop ids (kept, as
-// Hugging Face keeps its eos token). Token ids in, token ids out: tokenization is the caller's.
+// Hugging Face keeps its eos token); generate(decoding, prompts, options) a batch of prompts of
+// different lengths together, each at its own position. Token ids in, token ids out: tokenization
+// is the caller's.
 #pragma once
 
 #include <algorithm>
@@ -103,21 +105,74 @@ struct generation {
     int threads = 0;                   // each run's (0: every hardware thread)
 };
 
-// The tokens generated after `prompt` by a decoding of one sequence (its cache starts over).
+namespace detail {
+
+inline bool stops(const generation& g, std::int32_t token) { return std::find(g.stop.begin(), g.stop.end(), token) != g.stop.end(); }
+
+// The prompts as one run: token ids [n, L] when they have one length, else packed [T] with their lengths.
+inline id_tensor prompt_ids(const std::vector<std::vector<std::int32_t>>& prompts, runtime::run_options& options) {
+    std::vector<std::int32_t> ids;
+    for (std::size_t s = 0; s < prompts.size(); ++s) {
+        if (prompts[s].empty()) throw invalid_option("prompt " + std::to_string(s), "no tokens", "at least one token id");
+        ids.insert(ids.end(), prompts[s].begin(), prompts[s].end());
+        options.lengths.push_back(prompts[s].size());
+    }
+    const std::size_t length = prompts[0].size();
+    if (std::all_of(prompts.begin(), prompts.end(), [&](const auto& p) { return p.size() == length; })) {
+        options.lengths.clear();
+        return id_tensor({prompts.size(), length}, ids);
+    }
+    return id_tensor({ids.size()}, ids);
+}
+
+}  // namespace detail
+
+// The tokens generated after each of `prompts` by a decoding of as many sequences
+// (model.start_decoding(prompts.size())): the prompts as one run of their own lengths, then a step per
+// token of the sequences still going, each at its own position, until options.tokens or one of the
+// stop ids (kept, as Hugging Face keeps its eos token); a sequence that stops leaves the steps. Each
+// sequence draws from its own sampler, seeded alike, so it gets exactly the tokens it gets alone.
+template <class Decoding>
+std::vector<std::vector<std::int32_t>> generate(Decoding& decoding, const std::vector<std::vector<std::int32_t>>& prompts,
+                                                const generation& g) {
+    if (prompts.empty()) throw invalid_option("prompts", "none", "at least one");
+    runtime::run_options options{.threads = g.threads};
+    const id_tensor ids = detail::prompt_ids(prompts, options);
+    host_tensor<float> logits = decoding.prefill(ids, options);
+    std::vector<std::size_t> going(prompts.size()), rows;  // the sequences of the last run, their rows of logits
+    std::iota(going.begin(), going.end(), 0);
+    std::size_t end = 0;
+    for (const std::vector<std::int32_t>& prompt : prompts) rows.push_back((end += prompt.size()) - 1);  // its last token's
+    std::vector<sampler> next(prompts.size(), sampler(g.sample));
+    std::vector<std::vector<std::int32_t>> tokens(prompts.size());
+    while (g.tokens > 0) {
+        const std::size_t vocabulary = logits.dims.back();
+        std::vector<std::size_t> still;
+        std::vector<std::int32_t> fed;
+        for (std::size_t r = 0; r < going.size(); ++r) {
+            std::vector<std::int32_t>& out = tokens[going[r]];
+            out.push_back(next[going[r]](std::span<const float>(logits.data).subspan(rows[r] * vocabulary, vocabulary)));
+            if (static_cast<int>(out.size()) < g.tokens && !detail::stops(g, out.back())) {
+                still.push_back(going[r]);
+                fed.push_back(out.back());
+            }
+        }
+        if (still.empty()) break;
+        runtime::run_options step{.threads = g.threads};
+        if (still.size() < prompts.size()) step.sequences = still;
+        logits = decoding.step(id_tensor({still.size(), 1}, fed), step);
+        going = still;
+        rows.resize(still.size());
+        std::iota(rows.begin(), rows.end(), 0);
+    }
+    return tokens;
+}
+
+// The tokens generated after one prompt by a decoding of one sequence (its cache starts over).
 template <class Decoding>
 std::vector<std::int32_t> generate(Decoding& decoding, const std::vector<std::int32_t>& prompt, const generation& g) {
     if (prompt.empty()) throw invalid_option("prompt", "no tokens", "at least one token id");
-    sampler next(g.sample);
-    const runtime::run_options options{.threads = g.threads};
-    host_tensor<float> logits = decoding.prefill(id_tensor({1, prompt.size()}, prompt), options);
-    std::vector<std::int32_t> tokens;
-    while (static_cast<int>(tokens.size()) < g.tokens) {
-        if (!tokens.empty()) logits = decoding.step(id_tensor({1, 1}, {tokens.back()}), options);
-        const std::size_t vocabulary = logits.dims.back();
-        tokens.push_back(next(std::span<const float>(logits.data).last(vocabulary)));
-        if (std::find(g.stop.begin(), g.stop.end(), tokens.back()) != g.stop.end()) break;
-    }
-    return tokens;
+    return generate(decoding, std::vector<std::vector<std::int32_t>>{prompt}, g).front();
 }
 
 }  // namespace ctformer

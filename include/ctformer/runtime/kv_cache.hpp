@@ -1,14 +1,17 @@
 // The state of token-by-token decoding: the keys and values of the positions decoded so far, where
-// the program's cache layout (plan/cache_layout.hpp) says, and how many positions are filled. A
-// decoding run (run_options::cache) appends its tokens' keys and values at position(), then
-// advances it; one past the capacity is a cache_full error. Steps that read nothing of the decoded
-// positions (cross-attention's K and V projections of an encoder's memory) run once, in the
-// prompt's run: their values are kept here for the steps after it. Compiled once, in the ctformer
-// library (src/runtime/kv_cache.cpp).
+// the program's cache layout (plan/cache_layout.hpp) says, and how many positions each sequence (a
+// slot of the cache) has filled. A decoding run (run_options::cache) appends its tokens' keys and
+// values at their sequences' positions, then advances them; one past the capacity is a cache_full
+// error. The sequences of a batch decode together at one position, or each at its own: a run of some
+// of them (run_options::sequences), of different lengths, runs packed (shape/ragged.hpp). Steps that
+// read nothing of the decoded positions (cross-attention's K and V projections of an encoder's
+// memory) run once, in the prompt's run: their values are kept here for the steps after it.
+// Compiled once, in the ctformer library (src/runtime/kv_cache.cpp).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,17 +31,24 @@ public:
     const plan::cache_layout& layout() const { return layout_; }
     std::size_t batch() const { return layout_.batch(); }
     std::size_t capacity() const { return layout_.capacity(); }
-    std::size_t position() const { return position_; }  // positions filled, per sequence
+    std::size_t position(std::size_t sequence) const { return positions_[sequences_of({&sequence, 1}).front()]; }
+    std::size_t position() const { return *std::max_element(positions_.begin(), positions_.end()); }  // the most of any
+    bool aligned() const { return std::equal(positions_.begin() + 1, positions_.end(), positions_.begin()); }  // all at one
     int stream() const { return layout_.stream(); }     // the declared length of the decoded positions
     std::size_t bytes() const { return layout_.bytes(); }
     std::size_t tokens(const plan::extent_values& at) const { return layout_.tokens(at); }  // a run's new ones
 
-    // Room for `tokens` more positions, or cache_full.
-    void check_room(std::size_t tokens) const {
-        if (position_ + tokens > capacity()) throw cache_full(capacity(), position_, tokens);
-    }
-    void advance(std::size_t tokens) { position_ += tokens; }
-    void clear() { position_ = 0; }
+    // The cache's sequences a run names (run_options::sequences), each once; every one when none.
+    std::vector<std::size_t> sequences_of(std::span<const std::size_t> named) const;
+    // Their positions filled.
+    std::vector<std::size_t> positions_of(std::span<const std::size_t> sequences) const;
+    // Sequences start over from position 0: those named, or every one when none.
+    void restart(std::span<const std::size_t> named);
+
+    // Room for the tokens of a run of `at` (every sequence's, or a packed run's own), or cache_full.
+    void check_room(const plan::extent_values& at) const;
+    // Their positions filled.
+    void advance(const plan::extent_values& at);
 
     // Whether step k runs in the prompt's run only, its value kept.
     bool runs_once(std::size_t k) const { return once_[k]; }
@@ -66,8 +76,17 @@ private:
     // such length (a position table's rows).
     void find_steps_run_once(const plan::program& p);
 
+    // f(sequence, its new tokens) for each sequence a run of `at` appends to.
+    template <class F>
+    void for_each_sequence(const plan::extent_values& at, F f) const {
+        if (!at.ragged)
+            for (std::size_t s = 0; s < batch(); ++s) f(s, tokens(at));
+        else
+            for (std::size_t q = 0; q < at.ragged->sequences(); ++q) f(at.ragged->slots[q], at.ragged->length(q));
+    }
+
     plan::cache_layout layout_;
-    std::size_t position_ = 0;
+    std::vector<std::size_t> positions_;  // per sequence
     hwy::AlignedFreeUniquePtr<float[]> memory_;
     std::vector<bool> once_;                            // per step: it runs in the prompt's run only
     struct values {

@@ -38,7 +38,9 @@ std::optional<std::vector<std::size_t>> lengths_of_mask(const host_tensor<float>
 
 class mixed_batch {
 public:
-    mixed_batch(const plan::program& p, std::span<const std::size_t> lengths, const tensor_map& inputs, const id_map& ids);
+    // In decoding, the sequences start at `starts` in the KV cache's `slots` (shape/ragged.hpp).
+    mixed_batch(const plan::program& p, std::span<const std::size_t> lengths, const tensor_map& inputs, const id_map& ids,
+                std::span<const std::size_t> starts = {}, std::span<const std::size_t> slots = {});
 
     // The run's extents: one packed sequence of T tokens.
     plan::extent_values extents() const {

@@ -90,13 +90,17 @@ public:
     // be (upto<N>: N positions): prefill runs a prompt from position 0, each step the next tokens
     // (one, or a few) of every sequence at the position after the last, over the cache. Each call's
     // result is its new tokens' rows; an input of another length (an encoder's memory) is given
-    // whole each call.
+    // whole each call. With run_options::sequences a run takes some of the sequences, each at its
+    // own position, and with run_options::lengths prompts of different lengths (packed or padded):
+    //   decoding.prefill(ids, {.lengths = {5, 2, 7}});      // three prompts, one packed run
+    //   decoding.step(next, {.sequences = {0, 2}});          // sequence 1 has stopped
+    //   decoding.prefill(prompt, {.sequences = {1}});        // its slot takes a new prompt
     class decoding {
     public:
         decoding(const model& m, std::size_t batch) : model_(&m), cache_(m.program_, batch) {}
 
         void prefill(const tensor_map& inputs, const id_map& ids, host_tensor<float>& output, run_options options = {}) {
-            cache_.clear();
+            cache_.restart(options.sequences);
             step(inputs, ids, output, options);
         }
         void step(const tensor_map& inputs, const id_map& ids, host_tensor<float>& output, run_options options = {}) {
@@ -106,7 +110,7 @@ public:
         host_tensor<float> prefill(const id_tensor& ids, run_options options = {})
             requires only_ids
         {
-            cache_.clear();
+            cache_.restart(options.sequences);
             return step(ids, options);
         }
         host_tensor<float> step(const id_tensor& ids, run_options options = {})
@@ -117,7 +121,8 @@ public:
             return output;
         }
 
-        std::size_t position() const { return cache_.position(); }  // positions decoded, per sequence
+        std::size_t position() const { return cache_.position(); }  // positions decoded, the most of any sequence
+        std::size_t position(std::size_t sequence) const { return cache_.position(sequence); }
         std::size_t capacity() const { return cache_.capacity(); }
         const kv_cache& cache() const { return cache_; }
 
@@ -289,6 +294,7 @@ private:
         host_tensor<float> prefill(const id_tensor& ids, const run_options& options) override { return decoding_.prefill(ids, options); }
         host_tensor<float> step(const id_tensor& ids, const run_options& options) override { return decoding_.step(ids, options); }
         std::size_t position() const override { return decoding_.position(); }
+        std::size_t position(std::size_t sequence) const override { return decoding_.position(sequence); }
         std::size_t capacity() const override { return decoding_.capacity(); }
         std::string explain(std::size_t tokens) const override { return decoding_.explain(tokens); }
 

@@ -11,7 +11,8 @@
 // Every step treats the sequences of a batch apart, so a large batch runs in chunks of sequences,
 // the program once per chunk, to keep the activations under run_options::max_activation_bytes.
 // model::run does exactly that, from program::for_each_run; the generator writes it out. A decoding
-// run (run_options::cache) is the same list over its new tokens, at the cache's position.
+// run (run_options::cache) is the same list over its new tokens, at the cache's position, or packed
+// with each sequence at its own.
 // Compiled once, in the ctformer library (src/runtime/run.cpp), not in every model's code.
 #pragma once
 
@@ -57,6 +58,7 @@ private:
     void keep(const plan::slot& v, const float* data, host_tensor<float>& into) const;
     bool has_weights() const;
     plan::extent_values checked_inputs(const tensor_map& inputs, const id_map& ids) const;
+    plan::extent_values decoding_extents(kv_cache& cache, const tensor_map& inputs, const id_map& ids);
     const float* memory(plan::slot_id s, int iteration) const;
     void enter(const plan::repeat_block& r, int i);
     void resolve_keeps();

@@ -37,11 +37,15 @@ struct run_options {
     std::size_t max_activation_bytes = plan::default_max_activation_bytes;
     // A batch of sequences of different lengths: sequence b has lengths[b] tokens, and each input
     // of [B, L, ...] comes packed [T, ...] or padded [B, Lmax, ...] (runtime/mixed_lengths.hpp). It
-    // runs over the real tokens only, in one chunk.
+    // runs over the real tokens only, in one chunk. In a decoding run: the new tokens of each sequence.
     std::vector<std::size_t> lengths = {};
     // A decoding run (model::start_decoding does it): the tokens of the run are the next positions
     // of the cache's sequences, their keys and values appended to it (runtime/kv_cache.hpp).
     kv_cache* cache = nullptr;
+    // In a decoding run, the cache's sequences its rows are, in order (none: every one). Each runs at
+    // its own position, with `lengths` or the input's length of new tokens; the others wait, and a
+    // sequence that has stopped is simply never named again (prefill gives its slot a new prompt).
+    std::vector<std::size_t> sequences = {};
 };
 
 }  // namespace ctformer::runtime

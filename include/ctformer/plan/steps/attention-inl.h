@@ -128,7 +128,8 @@ struct attention_common {
     // enough chunks of query rows [first, end) for the threads; chunks are whole blocks of kQueryRows
     // rows, so the split never changes a row's arithmetic. Each thread works in its own scratch. In a
     // packed mixed-length batch (extents.ragged), the instances are the heads of each sequence in
-    // turn, at its own length; its rows start at `row` of the instance's matrices (0 otherwise).
+    // turn, at its own length; its rows start at `row` of the instance's matrices (0 otherwise). A
+    // decoded sequence past its first position attended over the KV cache instead (append_to_cache).
     template <class F>
     static void over_query_rows(const step& s, const launch_args& a, std::size_t instances, F f) {
         if (instances == 0) return;
@@ -152,7 +153,7 @@ struct attention_common {
         parallel_for(sequences * instances * chunks, a.threads, [&](std::size_t item, int thread) {
             const std::size_t seq = item / (instances * chunks), i = item / chunks % instances;
             const std::size_t first = item % chunks * chunk_rows, queries = ragged ? ragged->length(seq) : q_len;
-            if (first >= queries) return;
+            if (first >= queries || (ragged && ragged->starts[seq] > 0)) return;
             const float* keys = !padding ? nullptr : ragged ? padding + ragged->offsets[seq] : padding + i / per_sequence * k_len;
             const kernels::attention_args args{scale, keys, attend.at(i), additive.at(i)};
             scratch_type scratch(a.scratch[thread], queries, ragged ? queries : k_len);
@@ -222,22 +223,32 @@ struct attention_step : attention_common<E, last(extents_of<heads_node_t<E>>)> {
         });
     }
 
-    // A decoding run's new keys and values, appended at extents.position; past a prompt, the queries
-    // over the cache (true: done), a prompt's as the full forward (false: not yet).
+    // A decoding run's new keys and values, appended to each sequence's cache at its position; past
+    // its first position, its queries over the cache (true: every sequence done), a sequence's first
+    // tokens as the full forward (false: not yet). Packed (extents.ragged), each sequence is in its
+    // own slot of the cache, at its own position.
     static bool append_to_cache(const step& s, const launch_args& a) {
-        const std::size_t n = base::lq(a.extents), past = a.extents.position, capacity = a.cache.capacity;
-        const std::size_t instances = elements<shape_of_t<A>>(a.extents) / (n * dv);
+        const ragged_batch* ragged = a.extents.ragged;
+        const std::size_t heads = heads_per_sequence(), capacity = a.cache.capacity;
+        const std::size_t sequences = ragged ? ragged->sequences() : a.extents.batch;
         const head_view<const float> q = base::template heads<operand_role::query>(a);
         const head_view<const float> k = base::template heads<operand_role::key>(a);
         const head_view<const float> v = base::template heads<operand_role::value>(a);
         const head_view<float> out = heads_written<A, merged>(a.out, a.extents);
         const float scale = static_cast<float>(op_of(base::node(*static_cast<const E*>(s.node))).scale);
-        parallel_for(instances, a.threads, [&](std::size_t i, int thread) {
-            const head_cache cache(a.cache.data + i * head_cache::floats(capacity), capacity);
-            cache.append(k.at(i), v.at(i), past, n);
-            if (past > 0) kt::attend_cache(q.at(i), n, past, cache, scale, out.at(i), reinterpret_cast<float*>(a.scratch[thread]));
+        bool past_every_first = true;
+        for (std::size_t b = 0; b < sequences; ++b) past_every_first &= (ragged ? ragged->starts[b] : a.extents.position) > 0;
+        parallel_for(sequences * heads, a.threads, [&](std::size_t item, int thread) {
+            const std::size_t b = item / heads, h = item % heads;
+            const std::size_t i = ragged ? h : item, row = ragged ? ragged->offsets[b] : 0;  // instance, first row
+            const std::size_t n = ragged ? ragged->length(b) : base::lq(a.extents), past = ragged ? ragged->starts[b] : a.extents.position;
+            const std::size_t slot = ragged ? ragged->slots[b] : b;
+            const head_cache cache(a.cache.data + (slot * heads + h) * head_cache::floats(capacity), capacity);
+            cache.append(k.at(i).from(row), v.at(i).from(row), past, n);
+            if (past > 0)
+                kt::attend_cache(q.at(i).from(row), n, past, cache, scale, out.at(i).from(row), reinterpret_cast<float*>(a.scratch[thread]));
         });
-        return past > 0;
+        return past_every_first;
     }
 };
 
