@@ -9,7 +9,8 @@ Debian's PyTorch does its products in whatever libblas.so.3 the system selects: 
 (about 4 GFLOP/s) unless OpenBLAS is installed (libopenblas0-openmp). OpenBLAS picks its kernels by
 CPU model and falls back to its slowest (Prescott) on CPUs it does not know, such as virtual
 machines' "Intel Xeon Processor"; a competent user would name the core, so this script does: from
-the CPU's flags, or Haswell where the scripts' --avx2 holds PyTorch to AVX2 (ATEN_CPU_CAPABILITY=avx2).
+the CPU's flags, or Haswell where the scripts' --avx2 holds PyTorch to AVX2 (ATEN_CPU_CAPABILITY=avx2);
+without OpenBLAS it says that the peer is weak, and how to install it.
 A core type (and L2 size) the environment already sets is replaced, and the script says so: our
 AVX-512 machines export OPENBLAS_CORETYPE=Haswell, which had held the peer to AVX2 (prefill 513 ->
 749 ms on a Zen 5 core), a weak peer that flattered ctformer.
@@ -38,6 +39,9 @@ if "openblas" in BLAS and CORE:
         print(f"pytorch peer: OPENBLAS_CORETYPE={inherited} from the environment replaced by {CORE}", file=sys.stderr)
     os.environ["OPENBLAS_CORETYPE"] = CORE
     os.environ.pop("OPENBLAS_L2_SIZE", None)  # OpenBLAS reads the core's own
+if "openblas" not in BLAS:
+    print(f"pytorch peer: {BLAS} is not OpenBLAS: PyTorch's products run at its few GFLOP/s, a weak peer that "
+          "flatters ctformer (sudo apt-get install libopenblas0-openmp)", file=sys.stderr)
 
 import torch  # noqa: E402  (after OPENBLAS_CORETYPE: OpenBLAS reads it when loaded)
 

@@ -70,9 +70,10 @@ std::unique_ptr<ctformer::any_model> make_static_model() { return HWY_STATIC_DIS
 
 std::string pass_trace(const declared_graph& g) { return ctformer::pass_trace(g); }
 
-// NAME::bind_directory: a Hugging Face directory's checkpoint, less the prefix a head's puts before the names.
+// NAME::bind_directory: a Hugging Face directory's checkpoint, less the prefix a head's puts before the
+// names, each tensor read as it is bound (a BF16 checkpoint is never held in fp32 whole).
 void bind_directory(ctformer::any_model& model, const std::filesystem::path& dir, const ctformer::runtime::bind_options& options) {
-    model.bind(ctformer::without_prefix(ctformer::load_checkpoint(dir), ctformer_model_checkpoint_prefix), options);
+    model.bind(ctformer::checkpoint(dir, ctformer_model_checkpoint_prefix), options);
 }
 
 }  // namespace ctformer_generated::CTFORMER_MODEL_NAMESPACE

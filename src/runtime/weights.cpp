@@ -15,7 +15,7 @@ std::string prefix(const plan::program& p, int repeat, int iteration) {
 
 // PyTorch's load_state_dict error: every missing name with its shape, and, strictly, every given
 // name the model does not read; q/k/v projections as the in_proj_* the file holds.
-void check_names(const plan::program& p, const tensor_map& given, bool strict) {
+void check_names(const plan::program& p, const std::map<std::string, dims_t>& given, bool strict) {
     const std::vector<std::pair<std::string, std::vector<int>>> read = bound_weights::weights_read(p);
     std::set<std::string> known;
     std::vector<std::pair<std::string, std::vector<int>>> missing, unexpected;
@@ -25,8 +25,8 @@ void check_names(const plan::program& p, const tensor_map& given, bool strict) {
     }
     for (const plan::slot& s : p.slots)
         if (s.kind == plan::slot_kind::input) known.insert(s.name);
-    for (const auto& [name, t] : given)
-        if (!known.contains(name)) unexpected.emplace_back(name, std::vector<int>(t.dims.begin(), t.dims.end()));
+    for (const auto& [name, dims] : given)
+        if (!known.contains(name)) unexpected.emplace_back(name, std::vector<int>(dims.begin(), dims.end()));
     std::vector<std::string> extra;
     for (const auto& [name, extents] : as_pytorch_names(unexpected)) extra.push_back(name);
     if (!missing.empty()) {
@@ -40,9 +40,13 @@ void check_names(const plan::program& p, const tensor_map& given, bool strict) {
     if (strict && !extra.empty()) throw unexpected_tensor(extra);
 }
 
-const host_tensor<float>& checked(const tensor_map& given, const std::string& name, const std::vector<int>& extents) {
-    extents_seen none;  // weights have static extents
-    return checked_tensor(given, name, extents, none);
+// The tensor `name` (check_names found it), its shape checked against the declared extents before
+// its values are read.
+host_tensor<float> checked(const weight_source& given, const std::map<std::string, dims_t>& shapes, const std::string& name,
+                           const std::vector<int>& extents) {
+    if (const dims_t& dims = shapes.at(name); dims != dims_of(extents, {}))  // weights have static extents
+        throw shape_mismatch(name, extents_text(extents), to_string(dims));
+    return given.tensor(name);
 }
 
 // A matrix [rows, cols] appended as [cols, rows].
@@ -53,14 +57,14 @@ void append_transposed(const host_tensor<float>& t, std::vector<float>& values) 
 }
 
 // Step k's W (its parts stacked along the first axis) and bias, for iteration i, packed.
-kernels::packed_weight pack(const plan::program& p, std::size_t k, int i, const tensor_map& given,
-                            kernels::weight_format format) {
+kernels::packed_weight pack(const plan::program& p, std::size_t k, int i, const weight_source& given,
+                            const std::map<std::string, dims_t>& shapes, kernels::weight_format format) {
     const plan::step& s = p.steps[k];
     std::vector<std::vector<float>> joined;
     for (const plan::packed_use& use : s.packed) {
         std::vector<float>& values = joined.emplace_back();
         for (std::size_t part = 0; part < use.parts.size(); ++part) {
-            const host_tensor<float>& t = checked(given, prefix(p, s.repeat, i) + use.parts[part], use.part_extents[part]);
+            const host_tensor<float> t = checked(given, shapes, prefix(p, s.repeat, i) + use.parts[part], use.part_extents[part]);
             if (use.part_transposed[part]) append_transposed(t, values);
             else values.insert(values.end(), t.data.begin(), t.data.end());
         }
@@ -70,17 +74,18 @@ kernels::packed_weight pack(const plan::program& p, std::size_t k, int i, const 
 
 }  // namespace
 
-void bound_weights::bind(const plan::program& p, const tensor_map& given, const bind_options& options) {
-    check_names(p, given, options.strict);
+void bound_weights::bind(const plan::program& p, const weight_source& given, const bind_options& options) {
+    const std::map<std::string, dims_t> shapes = given.shapes();
+    check_names(p, shapes, options.strict);
     std::vector<std::vector<std::vector<float>>> plain(p.slots.size());
     for (plan::slot_id s = 0; s < p.slots.size(); ++s)
         if (p.slots[s].kind == plan::slot_kind::weight)
             for (int i = 0; i < iterations(p, p.slots[s].repeat); ++i)
-                plain[s].push_back(checked(given, prefix(p, p.slots[s].repeat, i) + p.slots[s].name, p.slots[s].extents).data);
+                plain[s].push_back(checked(given, shapes, prefix(p, p.slots[s].repeat, i) + p.slots[s].name, p.slots[s].extents).data);
     std::vector<std::vector<kernels::packed_weight>> packed(p.steps.size());
     for (std::size_t k = 0; k < p.steps.size(); ++k)
         if (!p.steps[k].packed.empty())
-            for (int i = 0; i < iterations(p, p.steps[k].repeat); ++i) packed[k].push_back(pack(p, k, i, given, options.gemm_weights));
+            for (int i = 0; i < iterations(p, p.steps[k].repeat); ++i) packed[k].push_back(pack(p, k, i, given, shapes, options.gemm_weights));
     plain_ = std::move(plain);
     packed_ = std::move(packed);
     format_ = options.gemm_weights;

@@ -5,7 +5,8 @@
 // decoded with the KV cache, fp32 and with bf16 GEMM weights; generate() greedy, to a stop id, and
 // sampled (the same tokens on every target), of one prompt and of prompts of different lengths
 // together; weights swapped between their places fail the
-// comparison. And bind_directory of a sharded checkpoint (model.safetensors.index.json and its shards).
+// comparison. And bind_directory of a sharded checkpoint (model.safetensors.index.json and its
+// shards), F32, and BF16 widened one tensor at a time as it is bound.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <ctformer/runtime/checkpoint.hpp>
 #include <ctformer/runtime/generation.hpp>
 
 #include "generated_targets.hpp"
@@ -99,12 +101,10 @@ TEST(GeneratedLlama, SwappedWeightsFailTheComparison) {
     }
 }
 
-// A checkpoint in two shards and their index, as Hugging Face saves a large model: bind_directory
-// reads each tensor from the shard the index names.
-TEST(GeneratedLlama, BindsAShardedDirectory) {
-    const ctf::safetensors_file file(golden_path);
-    const ctf::tensor_map golden = file.tensors();
-    const std::filesystem::path dir = test::temp_path("llama_sharded");
+// The golden model's weights saved as Hugging Face saves a large model, in two shards and their index,
+// F32 or BF16 (each value rounded to the nearest).
+std::filesystem::path sharded(const ctf::tensor_map& golden, ctf::stored_as dtype) {
+    const std::filesystem::path dir = test::temp_path(dtype == ctf::stored_as::f32 ? "llama_sharded" : "llama_sharded_bf16");
     std::filesystem::create_directories(dir);
     ctf::tensor_map shards[2];
     nlohmann::json index{{"metadata", nlohmann::json::object()}, {"weight_map", nlohmann::json::object()}};
@@ -115,12 +115,28 @@ TEST(GeneratedLlama, BindsAShardedDirectory) {
         index["weight_map"][name] = "model-0000" + std::to_string(shard + 1) + "-of-00002.safetensors";
     }
     for (int shard = 0; shard < 2; ++shard)
-        ctf::write_safetensors(dir / ("model-0000" + std::to_string(shard + 1) + "-of-00002.safetensors"), shards[shard]);
+        ctf::write_safetensors(dir / ("model-0000" + std::to_string(shard + 1) + "-of-00002.safetensors"), shards[shard], {}, dtype);
     std::ofstream(dir / "model.safetensors.index.json") << index.dump();
+    return dir;
+}
 
+// bind_directory reads each tensor from the shard the index names, and widens a BF16 one only as it
+// binds it: the same logits as the checkpoint loaded whole as fp32 and bound, bit for bit.
+TEST(GeneratedLlama, BindsAShardedDirectory) {
+    const ctf::safetensors_file file(golden_path);
+    const ctf::tensor_map golden = file.tensors();
     llama_tiny model;
-    model.bind_directory(dir);  // strict: every tensor of the checkpoint is the model's
+    model.bind_directory(sharded(golden, ctf::stored_as::f32));  // strict: every tensor of the checkpoint is the model's
     test::expect_close(logits_of(model)(file.ids("prompt")), golden.at("expected"), test::against_pytorch, "sharded");
+
+    const std::filesystem::path bf16 = sharded(golden, ctf::stored_as::bf16);
+    for (const auto format : {ctf::kernels::weight_format::fp32, ctf::kernels::weight_format::bf16}) {
+        model.bind(ctf::load_checkpoint(bf16), {.gemm_weights = format});
+        const ctf::host_tensor<float> whole = logits_of(model)(file.ids("prompt"));
+        model.bind_directory(bf16, {.gemm_weights = format});
+        test::expect_close(logits_of(model)(file.ids("prompt")), whole, test::bitwise, "a BF16 checkpoint, bound as read");
+        EXPECT_FALSE(test::compare(whole, golden.at("expected"), test::against_pytorch).ok()) << "BF16 values, not the fp32 ones";
+    }
 }
 
 }  // namespace

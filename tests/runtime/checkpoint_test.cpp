@@ -1,6 +1,7 @@
 // Hugging Face checkpoint folders: one model.safetensors, or shards listed by
-// model.safetensors.index.json, F32, F16 and BF16 read alike as fp32; a missing shard, a map and
-// shards that disagree, and a folder with neither file are file_errors naming what is wrong.
+// model.safetensors.index.json, F32, F16 and BF16 read alike as fp32, each tensor when asked; a
+// missing shard, a map and shards that disagree, and a folder with neither file are file_errors
+// naming what is wrong.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -138,6 +139,29 @@ TEST(Checkpoint, NeitherFile) {
 }
 
 }  // namespace
+
+// A checkpoint opened is a weight_source: every name and shape at once, each tensor's values when
+// asked, by the base model's names when a prefix is dropped; a name given both ways is refused.
+TEST(Checkpoint, ReadsEachTensorWhenAsked) {
+    const auto dir = folder();
+    save(dir / "model-1.safetensors", {{"bert.a", a_f32}, {"b", b_f16}});
+    save(dir / "model-2.safetensors", {{"bert.c", c_bf16}, {"position_ids", ids_i64}});
+    save_index(dir, {{"bert.a", "model-1.safetensors"}, {"b", "model-1.safetensors"}, {"bert.c", "model-2.safetensors"},
+                     {"position_ids", "model-2.safetensors"}});
+    const ctf::checkpoint opened(dir, "bert.");
+    EXPECT_EQ(opened.shapes(), (std::map<std::string, ctf::dims_t>{{"a", {2}}, {"b", {1, 2}}, {"c", {2}}}));
+    EXPECT_EQ(opened.tensor("c").data, (std::vector<float>{1.5f, -2.0f}));  // BF16, widened when asked
+    expect_abc(opened.tensors());
+    save(dir / "model-2.safetensors", {{"a", c_bf16}, {"bert.c", c_bf16}});
+    save_index(dir, {{"bert.a", "model-1.safetensors"}, {"b", "model-1.safetensors"}, {"a", "model-2.safetensors"},
+                     {"bert.c", "model-2.safetensors"}});
+    try {
+        ctf::checkpoint both(dir, "bert.");
+        ADD_FAILURE() << "a tensor given both ways was kept";
+    } catch (const ctf::conflicting_tensor& e) {
+        EXPECT_EQ(e.tensor(), "a") << e.what();
+    }
+}
 
 // A head's checkpoint by its base model's names: "bert." dropped, the head's tensors kept.
 TEST(Checkpoint, BaseModelNamesWithoutThePrefix) {

@@ -12,6 +12,7 @@
 #include "../core/host_tensor.hpp"
 #include "../shape/shape.hpp"
 #include "run_options.hpp"
+#include "weight_source.hpp"
 
 namespace ctformer {
 
@@ -52,7 +53,8 @@ class any_model {
 public:
     virtual ~any_model() = default;
     // Checks every weight by name and shape, and packs them; strictly, refuses tensors it does not read.
-    virtual void bind(const tensor_map& weights, const runtime::bind_options& options) = 0;
+    virtual void bind(const weight_source& weights, const runtime::bind_options& options) = 0;
+    void bind(const tensor_map& weights, const runtime::bind_options& options) { bind(tensor_map_source(weights), options); }
     // The inputs by name, token ids (int32) among the ids; output takes the result's shape (or must
     // already have it).
     virtual void run(const tensor_map& inputs, const id_map& ids, host_tensor<float>& output,

@@ -1,15 +1,17 @@
-// A Hugging Face checkpoint folder's weights, as fp32 by the names the files give them:
-// dir/model.safetensors, or else the shards that dir/model.safetensors.index.json lists, its
-// "weight_map" naming each tensor's shard (a file in dir):
+// A Hugging Face checkpoint folder's weights by the names the files give them: dir/model.safetensors,
+// or else the shards that dir/model.safetensors.index.json lists, its "weight_map" naming each
+// tensor's shard (a file in dir):
 //
 //   {"metadata": {"total_size": 438000000}, "weight_map": {"embeddings.word_embeddings.weight":
 //    "model-00001-of-00002.safetensors", ...}}
 //
-// Each shard is read once (safetensors_file: F32, F16 and BF16 as fp32; integer buffers such as
-// position_ids left out) and held to the map both ways: a tensor listed for a shard that lacks it,
-// or a shard holding a tensor not listed for it, is a file_error naming the shard and the tensor,
-// since a map and shards that disagree were not saved together. Names are kept as the files spell
-// them; mapping them to a model's is the caller's (state_dict.hpp's renamed).
+// checkpoint(dir) reads each file once (safetensors_file) and holds the map to the shards both ways:
+// a tensor listed for a shard that lacks it, or a shard holding a tensor not listed for it, is a
+// file_error naming the shard and the tensor, since a map and shards that disagree were not saved
+// together. It is a weight_source: bind() widens each F16 or BF16 tensor to fp32 only as it binds
+// it, so a BF16 checkpoint is never held in fp32 whole. Integer buffers (position_ids) are left out.
+// Names are kept as the files spell them, less a prefix if asked (a model with a head's, "bert.");
+// load_checkpoint(dir) is every tensor at once, as fp32.
 #pragma once
 
 #include <cstddef>
@@ -18,11 +20,13 @@
 #include <set>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "mapped_file.hpp"
 #include "safetensors.hpp"
+#include "weight_source.hpp"
 
 namespace ctformer {
 
@@ -61,37 +65,82 @@ inline bool file_exists(const std::filesystem::path& path) {
 }
 }  // namespace detail
 
-// Every floating-point tensor of the checkpoint in `dir`, fp32, by the files' names.
-inline tensor_map load_checkpoint(const std::filesystem::path& dir) {
-    const std::filesystem::path single = dir / hf_weights_file, index = dir / hf_index_file;
-    if (detail::file_exists(single)) return safetensors_file(single).tensors();
-    if (!detail::file_exists(index))
-        throw file_error(dir.string(), "", std::string("holds neither ") + hf_weights_file + " nor " + hf_index_file);
-
-    const std::map<std::string, std::string> shard_of = detail::hf_weight_map(index);
-    std::map<std::string, std::set<std::string>> listed;  // shard -> its tensors, each shard once
-    for (const auto& [tensor, shard] : shard_of) listed[shard].insert(tensor);
-    tensor_map all;
-    for (const auto& [shard, tensors] : listed) {
-        const std::filesystem::path path = dir / shard;
-        if (!detail::file_exists(path))
-            throw file_error(path.string(), "", "is missing: " + index.string() + " lists " +
-                                                    std::to_string(tensors.size()) + " tensor(s) in it");
-        const safetensors_file file(path);
-        for (const std::string& tensor : tensors)
-            if (!file.entries().contains(tensor))
-                throw file_error(file.name(), tensor, "not in the shard, though " + index.string() + " lists it there");
-        for (const auto& [tensor, entry] : file.entries()) {
-            if (tensors.contains(tensor)) continue;
-            const auto elsewhere = shard_of.find(tensor);
-            throw file_error(file.name(), tensor, "in the shard, though " + index.string() + " lists it " +
-                                                      (elsewhere == shard_of.end() ? std::string("for no shard")
-                                                                                   : "in " + elsewhere->second));
-        }
-        all.merge(file.tensors());
-    }
-    return all;
+// A tensor's name less `prefix` ("bert.embeddings..." → "embeddings..."): a checkpoint of a model with
+// a head names its base model's tensors so; the head's own ("classifier.weight") keep theirs.
+inline std::string base_name(const std::string& name, std::string_view prefix) {
+    return !prefix.empty() && name.starts_with(prefix) ? name.substr(prefix.size()) : name;
 }
+
+class checkpoint final : public weight_source {
+public:
+    explicit checkpoint(const std::filesystem::path& dir, std::string_view prefix = "") {
+        const std::filesystem::path single = dir / hf_weights_file, index = dir / hf_index_file;
+        if (detail::file_exists(single)) {
+            add(safetensors_file(single), prefix);
+            return;
+        }
+        if (!detail::file_exists(index))
+            throw file_error(dir.string(), "", std::string("holds neither ") + hf_weights_file + " nor " + hf_index_file);
+        const std::map<std::string, std::string> shard_of = detail::hf_weight_map(index);
+        std::map<std::string, std::set<std::string>> listed;  // shard -> its tensors, each shard once
+        for (const auto& [tensor, shard] : shard_of) listed[shard].insert(tensor);
+        for (const auto& [shard, tensors] : listed) {
+            const std::filesystem::path path = dir / shard;
+            if (!detail::file_exists(path))
+                throw file_error(path.string(), "", "is missing: " + index.string() + " lists " +
+                                                        std::to_string(tensors.size()) + " tensor(s) in it");
+            safetensors_file file(path);
+            for (const std::string& tensor : tensors)
+                if (!file.entries().contains(tensor))
+                    throw file_error(file.name(), tensor, "not in the shard, though " + index.string() + " lists it there");
+            for (const auto& [tensor, entry] : file.entries()) {
+                if (tensors.contains(tensor)) continue;
+                const auto elsewhere = shard_of.find(tensor);
+                throw file_error(file.name(), tensor, "in the shard, though " + index.string() + " lists it " +
+                                                          (elsewhere == shard_of.end() ? std::string("for no shard")
+                                                                                       : "in " + elsewhere->second));
+            }
+            add(std::move(file), prefix);
+        }
+    }
+
+    std::map<std::string, dims_t> shapes() const override {
+        std::map<std::string, dims_t> all;
+        for (const auto& [name, at] : places_) all.emplace(name, files_[at.file].entries().find(at.stored)->second.shape);
+        return all;
+    }
+    host_tensor<float> tensor(const std::string& name) const override {
+        const place& at = places_.at(name);
+        return files_[at.file].tensor(at.stored);
+    }
+    // Every tensor at once.
+    tensor_map tensors() const {
+        tensor_map all;
+        for (const auto& [name, at] : places_) all.emplace(name, tensor(name));
+        return all;
+    }
+
+private:
+    void add(safetensors_file file, std::string_view prefix) {
+        for (const auto& [stored, entry] : file.entries()) {
+            if (safetensors_file::is_integer(entry.dtype)) continue;
+            const std::string name = base_name(stored, prefix);
+            if (const auto [at, added] = places_.try_emplace(name, place{files_.size(), stored}); !added)
+                throw conflicting_tensor(name, at->second.stored, stored);
+        }
+        files_.push_back(std::move(file));
+    }
+
+    struct place {
+        std::size_t file;    // in files_
+        std::string stored;  // its name in the file
+    };
+    std::vector<safetensors_file> files_;
+    std::map<std::string, place> places_;  // by the name it is bound by
+};
+
+// Every floating-point tensor of the checkpoint in `dir`, fp32, by the files' names.
+inline tensor_map load_checkpoint(const std::filesystem::path& dir) { return checkpoint(dir).tensors(); }
 
 // `tensors` by a base model's names: each "{prefix}name" (a checkpoint of a model with a head,
 // BertForSequenceClassification's "bert.embeddings...") renamed "name"; the head's own tensors
@@ -100,10 +149,9 @@ inline tensor_map load_checkpoint(const std::filesystem::path& dir) {
 inline tensor_map without_prefix(tensor_map tensors, std::string_view prefix) {
     tensor_map base;
     for (auto& [name, tensor] : tensors) {
-        const bool prefixed = !prefix.empty() && name.starts_with(prefix);
-        const std::string base_name = prefixed ? name.substr(prefix.size()) : name;
-        if (!base.try_emplace(base_name, std::move(tensor)).second)
-            throw conflicting_tensor(base_name, base_name, std::string(prefix) + base_name);
+        const std::string renamed = base_name(name, prefix);
+        if (!base.try_emplace(renamed, std::move(tensor)).second)
+            throw conflicting_tensor(renamed, renamed, std::string(prefix) + renamed);
     }
     return base;
 }

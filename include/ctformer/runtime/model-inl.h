@@ -164,7 +164,8 @@ public:
 
     // Checks every weight by name against its declared shape and packs the GEMM panels; a strict bind
     // (the default) also refuses tensors the model does not read.
-    void bind(const tensor_map& weights, const bind_options& options = {}) { weights_.bind(program_, weights, options); }
+    void bind(const weight_source& weights, const bind_options& options = {}) { weights_.bind(program_, weights, options); }
+    void bind(const tensor_map& weights, const bind_options& options = {}) { bind(tensor_map_source(weights), options); }
 
     run_steps start(const tensor_map& inputs, const id_map& ids, host_tensor<float>& output, const run_options& options) const {
         return run_steps(*this, inputs, ids, output, options);
@@ -265,7 +266,8 @@ public:
     using trace_function = std::string (*)(const Graph&);
     any_model_of(model<Graph> m, trace_function trace) : model_(std::move(m)), trace_(trace) {}
 
-    void bind(const tensor_map& weights, const bind_options& options) override { model_.bind(weights, options); }
+    using any_model::bind;
+    void bind(const weight_source& weights, const bind_options& options) override { model_.bind(weights, options); }
     void run(const tensor_map& inputs, const id_map& ids, host_tensor<float>& output, const run_options& options) const override {
         model_.run(inputs, ids, output, options);
     }

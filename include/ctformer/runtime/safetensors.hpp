@@ -140,8 +140,10 @@ public:
         return all;
     }
 
-private:
+    // Whether a dtype holds token ids (read with ids()), not weights.
     static bool is_integer(std::string_view dtype) { return dtype == "I32" || dtype == "I64"; }
+
+private:
 
     // The entry of that name, with the name as the file spells it.
     const std::pair<const std::string, safetensors_entry>& entry(std::string_view tensor_name) const {
@@ -267,24 +269,34 @@ private:
     std::map<std::string, std::string> metadata_;
 };
 
-// Every tensor as F32, in name order, with the metadata: what safetensors.torch.save_file writes for
-// fp32 tensors, and what safetensors_file reads back.
+enum class stored_as { f32, bf16 };
+
+// Every tensor as F32 (or BF16, each value rounded to the nearest), in name order, with the metadata:
+// what safetensors.torch.save_file writes, and what safetensors_file reads back.
 inline void write_safetensors(const std::filesystem::path& path, const tensor_map& tensors,
-                              const std::map<std::string, std::string>& metadata = {}) {
+                              const std::map<std::string, std::string>& metadata = {}, stored_as dtype = stored_as::f32) {
+    const std::size_t element = dtype == stored_as::f32 ? 4 : 2;
     nlohmann::json header = nlohmann::json::object();
     if (!metadata.empty()) header["__metadata__"] = metadata;
     std::size_t offset = 0;
     for (const auto& [name, t] : tensors) {
-        const std::size_t bytes = t.size() * sizeof(float);
-        header[name] = {{"dtype", "F32"}, {"shape", t.dims}, {"data_offsets", {offset, offset + bytes}}};
+        const std::size_t bytes = t.size() * element;
+        header[name] = {{"dtype", element == 4 ? "F32" : "BF16"}, {"shape", t.dims}, {"data_offsets", {offset, offset + bytes}}};
         offset += bytes;
     }
     const std::string text = header.dump();
     const std::uint64_t length = text.size();
     write_file(path, [&](std::ofstream& out) {
         out.write(reinterpret_cast<const char*>(&length), 8).write(text.data(), static_cast<std::streamsize>(length));
-        for (const auto& [name, t] : tensors)
-            out.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.size() * sizeof(float)));
+        for (const auto& [name, t] : tensors) {
+            if (dtype == stored_as::f32) {
+                out.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.size() * sizeof(float)));
+                continue;
+            }
+            std::vector<std::uint16_t> bits(t.size());
+            std::transform(t.data.begin(), t.data.end(), bits.begin(), kernels::bfloat16_bits);
+            out.write(reinterpret_cast<const char*>(bits.data()), static_cast<std::streamsize>(bits.size() * 2));
+        }
     });
 }
 

@@ -1,4 +1,5 @@
-// The weights a compiled model holds, bound by name from a tensor_map: for every weight slot of the
+// The weights a compiled model holds, bound by name from a weight_source (a tensor_map, or a
+// checkpoint's files, read one tensor at a time): for every weight slot of the
 // program its values (once per iteration of its repeat, under "layers.{i}."), checked against the
 // declared shape and copied; for every GEMM step its W (stacked, for fuse_qkv's concat) and bias,
 // packed for the program's target. Compiled once, in the ctformer library (src/runtime/weights.cpp).
@@ -12,6 +13,7 @@
 #include "../plan/program.hpp"
 #include "run_options.hpp"
 #include "../core/tensor_check.hpp"
+#include "weight_source.hpp"
 
 namespace ctformer::runtime {
 
@@ -19,7 +21,7 @@ class bound_weights {
 public:
     // Every name first: all the missing ones (and, strictly, the unexpected ones) are reported
     // together, by the file's names; then the shapes, and the packing.
-    void bind(const plan::program& p, const tensor_map& given, const bind_options& options);
+    void bind(const plan::program& p, const weight_source& given, const bind_options& options);
 
     // Every weight the program reads, by the name it is bound by, with its declared extents.
     static std::vector<std::pair<std::string, std::vector<int>>> weights_read(const plan::program& p);
