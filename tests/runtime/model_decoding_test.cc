@@ -229,10 +229,13 @@ void TestDecoderDecodesAsItsFullForward() {
     decoding.step(positions_of(inputs, 70, 4, 1), {}, out, {.profile = &records});
     EXPECT_EQ(memory_kv_runs(records), 0);
     EXPECT_FALSE(records.empty());
-    // By hand: each of the 2 layers' self-attention, for 2 sequences × 4 heads, reads the key (4
-    // floats) and the value (4, its row held padded to a whole vector) of positions 0 to 4.
+    // By hand: each of the 2 layers' self-attention, for 2 sequences × 2 KV heads (the 4 query heads
+    // in groups of 2 read their group's once), reads the key (4 floats) and the value (4, its row held
+    // padded to a whole vector) of positions 0 to 4; the cache holds the 2 KV heads, not 4.
     const double value_row = std::max<double>(4, HWY_LANES(float));
-    expect_profile_counts_the_cache(model, decoding, records, 2 * 2 * 4 * 5 * (4 + value_row) * sizeof(float));
+    expect_profile_counts_the_cache(model, decoding, records, 2 * 2 * 2 * 5 * (4 + value_row) * sizeof(float));
+    using head = kernels::HWY_NAMESPACE::cached_head<4, 4>;
+    EXPECT_EQ(decoding.cache().bytes(), 2 * 2 * 2 * head::floats(80) * sizeof(float));
     test::expect_close(out, positions(model.run(positions_of(inputs, 70, 0, 5)), 5, 4, 1), decoded);
     // A memory of another length than the prompt's is refused.
     tensor_map shorter = positions_of(inputs, 70, 5, 1);

@@ -67,10 +67,15 @@ public:
 
 private:
     // The token ids by logit, largest first (ties: the lower id first), the top_k of them: exactly k,
-    // where Hugging Face's top-k keeps every token tied with the k-th too.
+    // where Hugging Face's top-k keeps every token tied with the k-th too. With neither top-k nor
+    // top-p, every id in order, the largest first (a draw needs no sorted vocabulary).
     std::vector<std::int32_t> candidates(std::span<const float> logits) const {
         std::vector<std::int32_t> order(logits.size());
         std::iota(order.begin(), order.end(), 0);
+        if (s_.top_k == 0 && s_.top_p >= 1) {
+            std::swap(order[0], order[static_cast<std::size_t>(std::max_element(logits.begin(), logits.end()) - logits.begin())]);
+            return order;
+        }
         const std::size_t k = s_.top_k == 0 ? order.size() : std::min<std::size_t>(static_cast<std::size_t>(s_.top_k), order.size());
         std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(), [&](std::int32_t a, std::int32_t b) {
             const float x = logits[static_cast<std::size_t>(a)], y = logits[static_cast<std::size_t>(b)];

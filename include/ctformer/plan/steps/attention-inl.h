@@ -201,11 +201,23 @@ struct attention_step : attention_common<E, last(extents_of<heads_node_t<E>>)> {
         one.lengths.fill(1);
         return elements<shape_of_t<A>>(one) / dv;
     }
+    // The query heads that share one cached head: a GQA's group, whose keys and values the cache holds
+    // once (expand_heads repeats them only in the view); 1 where K and V are grouped differently.
+    static constexpr std::size_t group = [] {
+        if constexpr (rank_of<A> < 4) {
+            return std::size_t{1};
+        } else {
+            constexpr std::size_t heads = static_cast<std::size_t>(last(extents_of<A>, 2));
+            constexpr std::size_t keys = stored_heads<K>(), values = stored_heads<operand_t<A, operand_role::value>>();
+            return keys == values && heads % keys == 0 ? heads / keys : 1;
+        }
+    }();
     static std::size_t cache_floats(std::size_t capacity) {
-        return heads_per_sequence() * head_cache::floats(capacity);
+        return heads_per_sequence() / group * head_cache::floats(capacity);
     }
+    // What the query heads of a sequence read from memory: each group's keys and values once.
     static std::size_t cache_floats_read(std::size_t visible) {
-        return heads_per_sequence() * head_cache::floats_read(visible);
+        return heads_per_sequence() / group * head_cache::floats_read(visible);
     }
 
     static void launch(const step& s, const launch_args& a) {
@@ -223,30 +235,40 @@ struct attention_step : attention_common<E, last(extents_of<heads_node_t<E>>)> {
         });
     }
 
-    // A decoding run's new keys and values, appended to each sequence's cache at its position; past
-    // its first position, its queries over the cache (true: every sequence done), a sequence's first
-    // tokens as the full forward (false: not yet). Packed (extents.ragged), each sequence is in its
-    // own slot of the cache, at its own position.
+    // A decoding run's new keys and values, appended to each sequence's cache at its position, once
+    // per group of query heads; past its first position, a sequence's queries over the cache (true:
+    // every sequence done), its first tokens as the full forward (false: not yet). Packed
+    // (extents.ragged), each sequence is in its own slot of the cache, at its own position.
     static bool append_to_cache(const step& s, const launch_args& a) {
         const ragged_batch* ragged = a.extents.ragged;
-        const std::size_t heads = heads_per_sequence(), capacity = a.cache.capacity;
+        const std::size_t heads = heads_per_sequence(), kept = heads / group, capacity = a.cache.capacity;
         const std::size_t sequences = ragged ? ragged->sequences() : a.extents.batch;
         const head_view<const float> q = base::template heads<operand_role::query>(a);
         const head_view<const float> k = base::template heads<operand_role::key>(a);
         const head_view<const float> v = base::template heads<operand_role::value>(a);
         const head_view<float> out = heads_written<A, merged>(a.out, a.extents);
         const float scale = static_cast<float>(op_of(base::node(*static_cast<const E*>(s.node))).scale);
-        bool past_every_first = true;
-        for (std::size_t b = 0; b < sequences; ++b) past_every_first &= (ragged ? ragged->starts[b] : a.extents.position) > 0;
-        parallel_for(sequences * heads, a.threads, [&](std::size_t item, int thread) {
-            const std::size_t b = item / heads, h = item % heads;
-            const std::size_t i = ragged ? h : item, row = ragged ? ragged->offsets[b] : 0;  // instance, first row
-            const std::size_t n = ragged ? ragged->length(b) : base::lq(a.extents), past = ragged ? ragged->starts[b] : a.extents.position;
+        struct rows {
+            std::size_t instance, first, count, past;  // head h of sequence b: its instance, rows, position
+            head_cache cache;                          // its group's
+        };
+        const auto rows_of = [&](std::size_t b, std::size_t h) {
             const std::size_t slot = ragged ? ragged->slots[b] : b;
-            const head_cache cache(a.cache.data + (slot * heads + h) * head_cache::floats(capacity), capacity);
-            cache.append(k.at(i).from(row), v.at(i).from(row), past, n);
-            if (past > 0)
-                kt::attend_cache(q.at(i).from(row), n, past, cache, scale, out.at(i).from(row), reinterpret_cast<float*>(a.scratch[thread]));
+            return rows{ragged ? h : b * heads + h, ragged ? ragged->offsets[b] : 0,
+                        ragged ? ragged->length(b) : base::lq(a.extents), ragged ? ragged->starts[b] : a.extents.position,
+                        head_cache(a.cache.data + (slot * kept + h / group) * head_cache::floats(capacity), capacity)};
+        };
+        parallel_for(sequences * kept, a.threads, [&](std::size_t item, int) {
+            const rows r = rows_of(item / kept, item % kept * group);
+            r.cache.append(k.at(r.instance).from(r.first), v.at(r.instance).from(r.first), r.past, r.count);
+        });
+        bool past_every_first = true;
+        for (std::size_t b = 0; b < sequences; ++b) past_every_first &= rows_of(b, 0).past > 0;
+        parallel_for(sequences * heads, a.threads, [&](std::size_t item, int thread) {
+            const rows r = rows_of(item / heads, item % heads);
+            if (r.past > 0)
+                kt::attend_cache(q.at(r.instance).from(r.first), r.count, r.past, r.cache, scale, out.at(r.instance).from(r.first),
+                                 reinterpret_cast<float*>(a.scratch[thread]));
         });
         return past_every_first;
     }

@@ -11,6 +11,7 @@
 // Nothing is copied: the views are index arithmetic over the slot that holds the base value.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 
 #include "../../dsl/ops/heads.hpp"
@@ -107,6 +108,15 @@ const auto& head_base(const E& e) {
     else if constexpr (split_columns<E>) return child<0>(child<0>(e));
     else if constexpr (is_op<E, split_heads_op>) return child<0>(e);
     else return e;
+}
+
+// The heads of X that memory holds: expand_heads' groups (GQA's K and V), not the heads it repeats
+// them to.
+template <class X>
+constexpr std::size_t stored_heads() {
+    if constexpr (is_op<X, expand_heads_op>) return stored_heads<child_t<X, 0>>();
+    else if constexpr (rank_of<X> < 3) return 1;
+    else return static_cast<std::size_t>(std::max(last(extents_of<X>, 2), 1));
 }
 
 // The heads of operand E, its base value at `base`. The width of a head is static, its length L may
