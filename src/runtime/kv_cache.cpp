@@ -32,10 +32,6 @@ std::vector<std::size_t> kv_cache::positions_of(std::span<const std::size_t> seq
     return positions;
 }
 
-void kv_cache::restart(std::span<const std::size_t> named) {
-    for (std::size_t s : sequences_of(named)) positions_[s] = 0;
-}
-
 void kv_cache::check_room(const plan::extent_values& at) const {
     for_each_sequence(at, [&](std::size_t s, std::size_t tokens) {
         if (positions_[s] + tokens > capacity()) throw cache_full(capacity(), s, positions_[s], tokens);
@@ -44,11 +40,13 @@ void kv_cache::check_room(const plan::extent_values& at) const {
 
 void kv_cache::advance(const plan::extent_values& at) {
     for_each_sequence(at, [&](std::size_t s, std::size_t tokens) { positions_[s] += tokens; });
+    last_run_packed_ = at.ragged != nullptr;
 }
 
 void kv_cache::prepare(const plan::program& p, const plan::extent_values& at) {
-    if (position() == 0) {
+    if (position() == 0) {  // every sequence's first run
         prompt_ = at;
+        prompt_.ragged = nullptr;  // the run's, gone with it
         for (std::size_t k = 0; k < p.steps.size(); ++k)
             if (once_[k]) kept_[k].resize(p.slots[p.steps[k].writes].elements(at) * layout_.repeats(k));
         return;

@@ -10,8 +10,6 @@ program_run::program_run(const plan::program& p, const bound_weights& weights, c
                          host_tensor<float>& output, const run_options& options, workspace& ws)
     : p_(p), weights_(weights), options_(options), threads_(thread_count(options.threads)) {
     if (!weights.bound() && has_weights()) throw error("ctformer: run() before bind(): the model's weights are not given yet");
-    if (!options.lengths.empty() && !options.keep.empty())
-        throw invalid_option("run_options::keep", options.keep[0].first, "none with lengths");
     if (!options.cache && !options.sequences.empty())
         throw invalid_option("run_options::sequences", "given", "none outside a decoding run (model::start_decoding)");
     if (options.cache) {
@@ -22,6 +20,8 @@ program_run::program_run(const plan::program& p, const bound_weights& weights, c
     } else {
         whole_ = checked_inputs(inputs, ids);
     }
+    if (mixed_ && !options.keep.empty())
+        throw invalid_option("run_options::keep", options.keep[0].first, "none in a packed run (lengths, or decoding sequences apart)");
     const dims_t expected = mixed_ ? mixed_->output_dims() : dims_of(p.slots[p.result].extents, whole_);
     if (output.dims.empty()) output = host_tensor<float>(expected);
     if (output.dims != expected) throw shape_mismatch("output", to_string(expected), to_string(output.dims));

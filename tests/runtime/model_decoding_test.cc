@@ -159,6 +159,16 @@ void TestSequencesOfADecodingRunAreChecked() {
     }
     EXPECT_EQ(decoding.position(0), 1u);  // nothing ran
     EXPECT_EQ(decoding.position(1), 22u);
+    // A prefill refused leaves the sequences it would restart where they were.
+    EXPECT_THROW(decoding.prefill(id_tensor({5}, {1, 2, 3, 4, 5}), {.lengths = {2, 3}}), invalid_option);
+    EXPECT_EQ(decoding.cache().positions(), (std::vector<std::size_t>{1, 22, 1}));
+    EXPECT_THROW(decoding.position(3), invalid_option);
+    // A packed run keeps no intermediates, and its profile is not counted.
+    host_tensor<float> kept;
+    EXPECT_THROW(decoding.step(two, {.keep = {{"h", &kept}}, .sequences = {0, 2}}), invalid_option);
+    std::vector<runtime::step_record> records;
+    decoding.step(two, {.profile = &records, .sequences = {0, 2}});
+    EXPECT_THROW(decoding.profile(records), invalid_option);
 }
 
 // The profile of a step (at position 4, one new token) gives each step the bytes decoding_table

@@ -59,6 +59,8 @@ void TestQwen2DecodesSequencesAtTheirOwnPositions() {
     auto together = model.start_decoding(3), alone = model.start_decoding(1);
     test::expect_decoding_together_as_alone(together, alone, tiny_qwen2.vocabulary);
     test::expect_generated_together_as_alone(together, alone, {{3, 1, 4, 1, 5}, {9, 2}, {6, 5, 3, 5, 8, 9, 7}});
+    auto fresh = model.start_decoding(2);
+    test::expect_prompt_beside_a_step_as_alone(fresh, alone);
 }
 
 }  // namespace ctformer::tests::HWY_NAMESPACE

@@ -141,6 +141,23 @@ void expect_decoding_together_as_alone(Decoding& together, Decoding& alone, std:
     EXPECT_EQ(together.position(), 10u);
 }
 
+// One run may hold a sequence's first tokens beside another's next one (here sequence 1's prompt
+// beside sequence 0's next token, its slot never prefilled): each gets what it gets alone.
+template <class Decoding>
+void expect_prompt_beside_a_step_as_alone(Decoding& fresh, Decoding& alone) {
+    const std::vector<std::int32_t> first{5, 6, 7}, second{1, 2, 3};
+    fresh.step(ctf::id_tensor({1, first.size()}, first), {.sequences = {0}});
+    const ctf::host_tensor<float> both = fresh.step(ctf::id_tensor({4}, {8, 1, 2, 3}), {.lengths = {1, 3}});
+    alone.prefill(ctf::id_tensor({1, first.size()}, first));
+    const ctf::host_tensor<float> next = alone.step(ctf::id_tensor({1, 1}, {8}));
+    const ctf::host_tensor<float> prompt = alone.prefill(ctf::id_tensor({1, second.size()}, second));
+    const std::size_t row = next.data.size();
+    expect_close(std::vector<float>(both.data.begin(), both.data.begin() + static_cast<std::ptrdiff_t>(row)), next.data, bitwise,
+                 "a step beside a prompt");
+    expect_close(std::vector<float>(both.data.begin() + static_cast<std::ptrdiff_t>(row), both.data.end()), prompt.data, bitwise,
+                 "a prompt beside a step");
+}
+
 // ctf::generate of prompts of different lengths together gives each the tokens it gives alone:
 // greedy, to a stop id (which one sequence meets early, leaving the steps), and sampled from a seed.
 template <class Decoding>
@@ -156,6 +173,7 @@ void expect_generated_together_as_alone(Decoding& together, Decoding& alone, con
     const ctf::generation stopping{.tokens = 6, .stop = {greedy_alone[1][1]}};  // sequence 1 stops at its second token
     const std::vector<std::vector<std::int32_t>> stopped = each_alone(stopping);
     EXPECT_LE(stopped[1].size(), 2u);
+    EXPECT_GT(std::max(stopped[0].size(), stopped[2].size()), stopped[1].size()) << "the others go on without sequence 1";
     EXPECT_EQ(ctf::generate(together, prompts, stopping), stopped) << "to a stop id";
     const ctf::generation sampled{.tokens = 10, .sample = {.temperature = 1.5, .top_k = 20, .seed = 3}};
     EXPECT_EQ(ctf::generate(together, prompts, sampled), each_alone(sampled)) << "sampled";

@@ -31,9 +31,16 @@ public:
     const plan::cache_layout& layout() const { return layout_; }
     std::size_t batch() const { return layout_.batch(); }
     std::size_t capacity() const { return layout_.capacity(); }
-    std::size_t position(std::size_t sequence) const { return positions_[sequences_of({&sequence, 1}).front()]; }
+    std::size_t position(std::size_t sequence) const {  // its positions filled
+        if (sequence >= batch())
+            throw invalid_option("the sequence of a position", std::to_string(sequence), "0 to " + std::to_string(batch() - 1));
+        return positions_[sequence];
+    }
     std::size_t position() const { return *std::max_element(positions_.begin(), positions_.end()); }  // the most of any
     bool aligned() const { return std::equal(positions_.begin() + 1, positions_.end(), positions_.begin()); }  // all at one
+    const std::vector<std::size_t>& positions() const { return positions_; }
+    // Whether the last run was packed: some sequences, or each at its own position.
+    bool last_run_packed() const { return last_run_packed_; }
     int stream() const { return layout_.stream(); }     // the declared length of the decoded positions
     std::size_t bytes() const { return layout_.bytes(); }
     std::size_t tokens(const plan::extent_values& at) const { return layout_.tokens(at); }  // a run's new ones
@@ -42,8 +49,19 @@ public:
     std::vector<std::size_t> sequences_of(std::span<const std::size_t> named) const;
     // Their positions filled.
     std::vector<std::size_t> positions_of(std::span<const std::size_t> sequences) const;
-    // Sequences start over from position 0: those named, or every one when none.
-    void restart(std::span<const std::size_t> named);
+    // Sequences start over from position 0: those named, or every one when none. If f (their run)
+    // throws, they keep the positions they had.
+    template <class F>
+    auto restarted(std::span<const std::size_t> named, F f) {
+        const std::vector<std::size_t> before = positions_;
+        for (std::size_t s : sequences_of(named)) positions_[s] = 0;
+        try {
+            return f();
+        } catch (...) {
+            positions_ = before;
+            throw;
+        }
+    }
 
     // Room for the tokens of a run of `at` (every sequence's, or a packed run's own), or cache_full.
     void check_room(const plan::extent_values& at) const;
@@ -87,6 +105,7 @@ private:
 
     plan::cache_layout layout_;
     std::vector<std::size_t> positions_;  // per sequence
+    bool last_run_packed_ = false;
     hwy::AlignedFreeUniquePtr<float[]> memory_;
     std::vector<bool> once_;                            // per step: it runs in the prompt's run only
     struct values {

@@ -100,8 +100,7 @@ public:
         decoding(const model& m, std::size_t batch) : model_(&m), cache_(m.program_, batch) {}
 
         void prefill(const tensor_map& inputs, const id_map& ids, host_tensor<float>& output, run_options options = {}) {
-            cache_.restart(options.sequences);
-            step(inputs, ids, output, options);
+            cache_.restarted(options.sequences, [&] { step(inputs, ids, output, options); });
         }
         void step(const tensor_map& inputs, const id_map& ids, host_tensor<float>& output, run_options options = {}) {
             options.cache = &cache_;
@@ -110,8 +109,7 @@ public:
         host_tensor<float> prefill(const id_tensor& ids, run_options options = {})
             requires only_ids
         {
-            cache_.restart(options.sequences);
-            return step(ids, options);
+            return cache_.restarted(options.sequences, [&] { return step(ids, options); });
         }
         host_tensor<float> step(const id_tensor& ids, run_options options = {})
             requires only_ids
@@ -126,7 +124,8 @@ public:
         std::size_t capacity() const { return cache_.capacity(); }
         const kv_cache& cache() const { return cache_; }
 
-        // The plan of the next step (`tokens` new ones per sequence), its FLOPs and bytes per token.
+        // The plan of the next step (`tokens` new ones per sequence, every sequence at position()), its
+        // FLOPs and bytes per token.
         std::string explain(std::size_t tokens = 1) const {
             return decoding_table(model_->program_, cache_.layout(), cache_.position(), step_extents(tokens), hwy::TargetName(HWY_TARGET),
                                   model_->weights_.gemm_weights());
@@ -140,6 +139,9 @@ public:
             if (tokens > cache_.position())
                 throw invalid_option("decoding profile's tokens", std::to_string(tokens),
                                      "at most the " + std::to_string(cache_.position()) + " positions decoded");
+            if (cache_.last_run_packed())
+                throw invalid_option("decoding profile of the last step", "a packed run (some sequences, or each at its own position)",
+                                     "a step of every sequence at one position");
             plan::extent_values at = step_extents(tokens);
             at.position = cache_.position() - tokens;
             return decoding_profile(model_->program_, cache_.layout(), records, at, model_->peak_gflops(threads),

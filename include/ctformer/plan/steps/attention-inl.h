@@ -202,7 +202,8 @@ struct attention_step : attention_common<E, last(extents_of<heads_node_t<E>>)> {
         return elements<shape_of_t<A>>(one) / dv;
     }
     // The query heads that share one cached head: a GQA's group, whose keys and values the cache holds
-    // once (expand_heads repeats them only in the view); 1 where K and V are grouped differently.
+    // once (expand_heads repeats them only in the view); else 1 (one query head per cached head, as
+    // where K and V are grouped differently).
     static constexpr std::size_t group = [] {
         if constexpr (rank_of<A> < 4) {
             return std::size_t{1};
