@@ -39,21 +39,7 @@ ctf::id_tensor ids(std::size_t batch, std::size_t length, unsigned seed) {
     return ctf::reference::random_ids(model().graph(), {batch, {length}}, gpt2_small.vocabulary, seed).at("input_ids");
 }
 
-// The logits go to one tensor, filled once before the timing (the overload that takes the output):
-// a fresh 51 MB tensor a call had cost 130 ms of a 520 ms prefill in page faults on a Zen 5 VM. The
-// peer allocates its logits each call (PyTorch's CPU allocator keeps no cache), as its users must.
-void prefill(benchmark::State& state) {
-    const ctf::run_options options{.threads = static_cast<int>(state.range(0))};
-    auto decoding = model().start_decoding(1);
-    const ctf::id_map tokens{{"input_ids", ids(1, prompt, 1)}};
-    ctf::host_tensor<float> logits;
-    decoding.prefill({}, tokens, logits, options);
-    for (auto _ : state) {
-        decoding.prefill({}, tokens, logits, options);
-        benchmark::DoNotOptimize(logits.data.data());
-    }
-    state.counters["GFLOP/s"] = gflops(model().program().flops({1, {prompt}}));
-}
+void prefill(benchmark::State& state) { bench::prefill_runs(state, model(), ids(1, prompt, 1)); }
 
 template <ctf::weight_format format>
 void decode(benchmark::State& state) {

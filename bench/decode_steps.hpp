@@ -1,7 +1,7 @@
-// The decoding benchmark of a model of token ids: per iteration, its prompt (not timed), then
-// `generated` steps of every sequence, each the greedy token of the last, on one thread. Counters:
-// ms/step, tokens/s, and GB/s, the bytes each step must read (weights, cached keys and values) over
-// its time.
+// The decoding benchmarks of a model of token ids. prefill_runs: a prompt's run, timed, GFLOP/s.
+// decode_steps: per iteration, its prompt (not timed), then `generated` steps of every sequence, each
+// the greedy token of the last, on one thread; counters ms/step, tokens/s, and GB/s, the bytes each
+// step must read (weights, cached keys and values) over its time.
 #pragma once
 
 #include <algorithm>
@@ -11,7 +11,27 @@
 
 #include <ctformer/compile.hpp>
 
+#include "gflops.hpp"
+
 namespace bench {
+
+// The prompt's run on state.range(0) threads. The logits go to one tensor, filled once before the
+// timing (the overload that takes the output): a fresh 51 MB tensor a call had cost 130 ms of a
+// 520 ms GPT-2 prefill in page faults on a Zen 5 VM. The peers allocate theirs each call (PyTorch's
+// CPU allocator keeps no cache), as their users must.
+template <class Model>
+void prefill_runs(benchmark::State& state, const Model& model, const ctf::id_tensor& prompt) {
+    const ctf::run_options options{.threads = static_cast<int>(state.range(0))};
+    auto decoding = model.start_decoding(prompt.dims[0]);
+    const ctf::id_map tokens{{"input_ids", prompt}};
+    ctf::host_tensor<float> logits;
+    decoding.prefill({}, tokens, logits, options);
+    for (auto _ : state) {
+        decoding.prefill({}, tokens, logits, options);
+        benchmark::DoNotOptimize(logits.data.data());
+    }
+    state.counters["GFLOP/s"] = gflops(model.program().flops({prompt.dims[0], {prompt.dims[1]}}));
+}
 
 template <class Model>
 void decode_steps(benchmark::State& state, const Model& model, ctf::weight_format format, const ctf::id_tensor& prompt,

@@ -41,19 +41,8 @@ ctf::id_tensor ids(std::size_t batch, std::size_t length, unsigned seed) {
     return ctf::reference::random_ids(graph(), {batch, {length}}, tiny_llama.vocabulary, seed).at("input_ids");
 }
 
-// The logits go to one tensor, filled once before the timing.
 void prefill(benchmark::State& state) {
-    const ctf::run_options options{.threads = static_cast<int>(state.range(0))};
-    const model_type& m = model(ctf::weight_format::fp32);
-    auto decoding = m.start_decoding(1);
-    const ctf::id_map tokens{{"input_ids", ids(1, prefill_length, 1)}};
-    ctf::host_tensor<float> logits;
-    decoding.prefill({}, tokens, logits, options);
-    for (auto _ : state) {
-        decoding.prefill({}, tokens, logits, options);
-        benchmark::DoNotOptimize(logits.data.data());
-    }
-    state.counters["GFLOP/s"] = gflops(m.program().flops({1, {prefill_length}}));
+    bench::prefill_runs(state, model(ctf::weight_format::fp32), ids(1, prefill_length, 1));
 }
 
 void decode(benchmark::State& state) {
