@@ -61,6 +61,11 @@ constexpr nn::llama_config llama_config_of(const params& p) {
             .act = p.act,
             .eps = p.eps,
             .theta = p.rope_theta,
+            .scaling = {.type = p.rope_scaling,
+                        .factor = p.rope_factor,
+                        .low_freq_factor = p.rope_low_freq_factor,
+                        .high_freq_factor = p.rope_high_freq_factor,
+                        .original_positions = p.rope_original_positions},
             .tied = p.lm_head == head_param::tied,
             .qkv_bias = p.bias == bias_param::qkv};
 }

@@ -4,7 +4,7 @@
 // They are nn::config's fields, spelled as there (d_model, heads, kv_heads, d_ff, act, norm, eps),
 // the generator's own: seq, layers, mask, and a BERT-family model's (nn::bert_config's names: family,
 // vocabulary, positions, token_types, padding_idx; and output, token_type_ids) or a LLaMA-family
-// model's (rope_theta, lm_head, bias), which ctformer_add_model(NAME HF_CONFIG config.json) fills from
+// model's (rope_theta, rope_scaling and its rope_* numbers, lm_head, bias), which ctformer_add_model(NAME HF_CONFIG config.json) fills from
 // the file. param_fields lists them once;
 // parsing, ctformer-gen's help, its Markdown table and the C++ of the parameter header all come from it.
 // ctformer-gen parses and checks them at build time, before any model is compiled, so a bad one is
@@ -45,6 +45,9 @@ struct params : nn::config {
     types_param token_type_ids = types_param::input;
     // A LLaMA-family model's besides nn::config's (nn::llama_config's meanings).
     double rope_theta = 10000.0;
+    rope_type rope_scaling = rope_type::none;  // and its numbers, as core/kinds.hpp's rope_scaling
+    double rope_factor = 1.0, rope_low_freq_factor = 1.0, rope_high_freq_factor = 4.0;
+    int rope_original_positions = 8192;
     head_param lm_head = head_param::own;
     bias_param bias = bias_param::none;
 
@@ -92,6 +95,19 @@ inline constexpr auto param_fields = std::tuple_cat(
                    "ctformer::gen::types_param",
                    "HF_CONFIG: an id input \"token_type_ids\" [B, L] (when token_types > 1), or type 0 for every token"},
                fields::number<params, double>{"rope_theta", &params::rope_theta, 1.0, 1e12, "HF_CONFIG llama: rope_theta"},
+               fields::choice<params, rope_type, 3>{
+                   "rope_scaling",
+                   &params::rope_scaling,
+                   {{{"none", rope_type::none}, {"linear", rope_type::linear}, {"llama3", rope_type::llama3}}},
+                   "ctformer::rope_type",
+                   "HF_CONFIG llama: rope_scaling's rope_type: none, linear (frequencies / factor), llama3 (Llama 3.1's)"},
+               fields::number<params, double>{"rope_factor", &params::rope_factor, 1.0, 1e6, "HF_CONFIG llama: rope_scaling's factor"},
+               fields::number<params, double>{"rope_low_freq_factor", &params::rope_low_freq_factor, 1e-6, 1e6,
+                                              "HF_CONFIG llama: rope_scaling's low_freq_factor (llama3)"},
+               fields::number<params, double>{"rope_high_freq_factor", &params::rope_high_freq_factor, 1e-6, 1e6,
+                                              "HF_CONFIG llama: rope_scaling's high_freq_factor (llama3)"},
+               fields::number<params, int>{"rope_original_positions", &params::rope_original_positions, 1, 1 << 24,
+                                           "HF_CONFIG llama: rope_scaling's original_max_position_embeddings (llama3)"},
                fields::choice<params, head_param, 2>{
                    "lm_head",
                    &params::lm_head,
@@ -123,6 +139,9 @@ inline void check(const params& p) {
         fail("heads=" + std::to_string(p.heads) + " does not divide d_model=" + std::to_string(p.d_model));
     if (p.kv_heads != 0 && p.heads % p.kv_heads != 0)
         fail("kv_heads=" + std::to_string(p.kv_heads) + " does not divide heads=" + std::to_string(p.heads));
+    if (p.rope_scaling == rope_type::llama3 && !(p.rope_low_freq_factor < p.rope_high_freq_factor))
+        fail("rope_low_freq_factor=" + fields::detail::number_text(p.rope_low_freq_factor) +
+             " must be less than rope_high_freq_factor=" + fields::detail::number_text(p.rope_high_freq_factor));
 }
 
 // The positions a BERT-family model of p numbers a sequence from (nn::bert_config::first_position).

@@ -14,6 +14,7 @@ into an empty folder and copy only the new case's files, leaving the others as t
 """
 import copy
 import json
+import math
 import os
 import struct
 import sys
@@ -356,19 +357,40 @@ def gpt2_case(out):
     save(os.path.join(out, "gpt2_2_layers.safetensors"), tensors, {"module": "GPT-2 (GPT2LMHeadModel's names)"})
 
 
-def rotary_angles(length, dims, theta):
-    """LlamaRotaryEmbedding's angles [length, dims/2]: 1/θ^(2i/dims) and its product with the position
-    rounded to float32, as Hugging Face computes them; their cosines and sines are then taken in the
-    model's precision."""
-    inverse = 1.0 / (theta ** (torch.arange(0, dims, 2, dtype=torch.int64).float() / dims))
-    return (torch.arange(length).float()[:, None] * inverse[None, :]).double()
+def scaled(inverse, scaling):
+    """The inverse frequencies under rope_scaling (None: as they are), as Hugging Face's
+    _compute_llama3_parameters computes them in float32: wavelengths 2π/f shorter than
+    original / high_freq_factor kept, longer than original / low_freq_factor divided by factor, and
+    those between a smooth mix of the two."""
+    if scaling is None:
+        return inverse
+    factor = scaling["factor"]
+    low, high, old = scaling["low_freq_factor"], scaling["high_freq_factor"], scaling["original_max_position_embeddings"]
+    wavelen = 2 * math.pi / inverse
+    llama = torch.where(wavelen > old / low, inverse / factor, inverse)
+    smooth_factor = (old / wavelen - low) / (high - low)
+    smoothed = (1 - smooth_factor) * llama / factor + smooth_factor * llama
+    medium = ~(wavelen < old / high) * ~(wavelen > old / low)
+    return torch.where(medium, smoothed, llama)
 
 
-def rotate(x, dims, theta, interleaved):
+def inverse_frequencies(dims, theta, scaling=None):
+    """LlamaRotaryEmbedding's inv_freq: 1/θ^(2i/dims) in float32, then scaled."""
+    return scaled(1.0 / (theta ** (torch.arange(0, dims, 2, dtype=torch.int64).float() / dims)), scaling)
+
+
+def rotary_angles(length, dims, theta, scaling=None):
+    """LlamaRotaryEmbedding's angles [length, dims/2]: the inverse frequencies and their product with the
+    position rounded to float32, as Hugging Face computes them; their cosines and sines are then taken in
+    the model's precision."""
+    return (torch.arange(length).float()[:, None] * inverse_frequencies(dims, theta, scaling)[None, :]).double()
+
+
+def rotate(x, dims, theta, interleaved, scaling=None):
     """x [B, heads, L, d_head] with its first `dims` dimensions turned: pair i is (i, i + dims/2), Hugging
     Face's rotate_half, or (2i, 2i + 1), GPT-J's rotate_every_two; the rest pass (partial rotary)."""
     turned, rest = x[..., :dims], x[..., dims:]
-    angles = rotary_angles(x.shape[-2], dims, theta).to(x.dtype)
+    angles = rotary_angles(x.shape[-2], dims, theta, scaling).to(x.dtype)
     cos, sin = angles.cos(), angles.sin()
     if interleaved:
         a, b = turned[..., 0::2], turned[..., 1::2]
@@ -411,7 +433,7 @@ class LlamaLayer(torch.nn.Module):
         batch, length, d = x.shape
         dh, dims = d // c["heads"], c["rotary_dims"] or d // c["heads"]
         heads = lambda t, h: t.view(batch, length, h, dh).transpose(1, 2).repeat_interleave(c["heads"] // h, dim=1)
-        turn = lambda t: rotate(t, dims, c["theta"], c["interleaved"])
+        turn = lambda t: rotate(t, dims, c["theta"], c["interleaved"], c["rope_scaling"])
         n = self.input_layernorm(x)
         q = turn(heads(a.q_proj(n), c["heads"]))
         k, v = turn(heads(a.k_proj(n), c["kv_heads"])), heads(a.v_proj(n), c["kv_heads"])
@@ -447,18 +469,23 @@ class Llama(torch.nn.Module):
 
 def llama_cases(out):
     """Two 2-layer LLaMAs, width 32, 4 heads of 8, d_ff 48, a vocabulary of 61, random weights (randomize:
-    RMSNorm gains in [0.5, 1.5], q/k/v biases in ±0.5; its own seed): llama_2_layers, LLaMA's
-    (2 KV heads, rotate_half, θ 10000, lm_head of its own), and qwen2_2_layers, a Qwen2 with what LLaMA
-    lacks (q/k/v biases, the head tied to the embeddings) and the other rotary forms (one KV head,
-    GPT-J's interleaved pairs on 6 of 8 dimensions, θ 1e6). Each as gpt2_case: a prompt of 5 ids,
-    8 greedy steps by the full forward, the logits computed in double precision from the float32
-    weights (the rotary angles rounded to float32 as Hugging Face's are), then the same with every GEMM
-    weight rounded to bf16 (bf16_expected*): q/k/v/o, gate/up/down and the head, not the embeddings."""
+    RMSNorm gains in [0.5, 1.5], q/k/v biases in ±0.5; its own seed): llama_2_layers, Llama 3.2's form
+    (2 KV heads, rotate_half, θ 500000, its llama3 rope_scaling with the original positions 256, so that
+    in 8 dimensions one pair keeps its frequency, one is mixed and two are divided by 32; lm_head of its
+    own), and qwen2_2_layers, a Qwen2 with what LLaMA lacks (q/k/v biases, the head tied to the
+    embeddings) and the other rotary forms (one KV head, GPT-J's interleaved pairs on 6 of 8 dimensions,
+    θ 1e6). Each as gpt2_case: a prompt of 5 ids, 8 greedy steps by the full forward, the logits computed
+    in double precision from the float32 weights (the rotary angles rounded to float32 as Hugging Face's
+    are), then the same with every GEMM weight rounded to bf16 (bf16_expected*): q/k/v/o, gate/up/down
+    and the head, not the embeddings. llama_2_layers also holds its scaled inverse frequencies
+    (inverse_frequencies), and prints how far its logits are from the same model's without scaling."""
     base = dict(vocabulary=61, d=32, heads=4, d_ff=48, layers=2, eps=1e-5)
-    cases = {"llama_2_layers": dict(base, kv_heads=2, theta=10000.0, rotary_dims=0, interleaved=False, tied=False,
-                                    qkv_bias=False),
-             "qwen2_2_layers": dict(base, kv_heads=1, theta=1e6, rotary_dims=6, interleaved=True, tied=True,
-                                    qkv_bias=True, eps=1e-6)}
+    llama3 = dict(rope_type="llama3", factor=32.0, low_freq_factor=1.0, high_freq_factor=4.0,
+                  original_max_position_embeddings=256)
+    cases = {"llama_2_layers": dict(base, kv_heads=2, theta=500000.0, rope_scaling=llama3, rotary_dims=0,
+                                    interleaved=False, tied=False, qkv_bias=False),
+             "qwen2_2_layers": dict(base, kv_heads=1, theta=1e6, rope_scaling=None, rotary_dims=6, interleaved=True,
+                                    tied=True, qkv_bias=True, eps=1e-6)}
     torch.manual_seed(10)  # tokens that change, chosen by a margin of 0.037 or more
     for name, c in cases.items():
         model = randomize(Llama(c).eval()).double()
@@ -466,6 +493,12 @@ def llama_cases(out):
         tokens, steps = greedy(model, ids, 8)
         tensors = dict(model.state_dict(), prompt=ids, expected_tokens=tokens, expected_step_logits=steps,
                        expected=model(ids))
+        if c["rope_scaling"]:
+            tensors["inverse_frequencies"] = inverse_frequencies(c["d"] // c["heads"], c["theta"], c["rope_scaling"])
+            unscaled = copy.deepcopy(model)
+            for layer in unscaled.model.layers:
+                layer.c = dict(c, rope_scaling=None)
+            print(name, "without rope_scaling: logits differ by", float((unscaled(ids) - tensors["expected"]).abs().max()))
         top2 = steps.topk(2, dim=-1).values  # how far each greedy choice is from the runner-up
         print(name, "tokens", tokens.tolist(), "least margin", float((top2[:, 0] - top2[:, 1]).min()))
         rounded = copy.deepcopy(model)

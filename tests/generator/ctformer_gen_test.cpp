@@ -73,7 +73,10 @@ TEST(CtformerGen, EachBadParameterIsOneLine) {
     const std::pair<std::string, std::string> cases[] = {
         {"depth=8", "ctformer-gen: unknown parameter 'depth' (known: seq, d_model, heads, kv_heads, d_ff, act, norm, eps, "
                     "layers, mask, family, vocabulary, positions, token_types, padding_idx, output, token_type_ids, "
-                    "rope_theta, lm_head, bias)\n"},
+                    "rope_theta, rope_scaling, rope_factor, rope_low_freq_factor, rope_high_freq_factor, "
+                    "rope_original_positions, lm_head, bias)\n"},
+        {"rope_scaling=llama3 rope_low_freq_factor=4",
+         "ctformer-gen: rope_low_freq_factor=4 must be less than rope_high_freq_factor=4\n"},
         {"lm_head=8", "ctformer-gen: lm_head=8: expected one of own, tied\n"},
         {"d_model=512 heads=7", "ctformer-gen: heads=7 does not divide d_model=512\n"},
         {"heads=8 kv_heads=3", "ctformer-gen: kv_heads=3 does not divide heads=8\n"},
@@ -136,11 +139,13 @@ TEST(CtformerGen, HfConfigGivesTheGeometry) {
     EXPECT_NE(params_header().find("ctformer_model_source = \"bert_tiny/config.json\""), std::string::npos);
     EXPECT_NE(params_header().find("ctformer_model_checkpoint_prefix = \"bert.\""), std::string::npos);
 
-    // A LLaMA: its KV heads, rotary base and head; no prefix, its names are LlamaForCausalLM's.
+    // A LLaMA: its KV heads, rotary base and scaling, and head; no prefix, its names are LlamaForCausalLM's.
     ASSERT_EQ(ctformer_gen_hf(hf("llama_tiny/config.json")).status, 0);
     for (const char* line : {"p.seq = 24;", "p.kv_heads = 2;", "p.act = ctformer::activation::silu;",
                              "p.norm = ctformer::nn::norm_position::pre;", "p.eps = 1e-05;",
-                             "p.family = ctformer::gen::family_param::llama;", "p.rope_theta = 10000;",
+                             "p.family = ctformer::gen::family_param::llama;", "p.rope_theta = 5e+05;",
+                             "p.rope_scaling = ctformer::rope_type::llama3;", "p.rope_factor = 32;",
+                             "p.rope_low_freq_factor = 1;", "p.rope_high_freq_factor = 4;", "p.rope_original_positions = 256;",
                              "p.lm_head = ctformer::gen::head_param::own;", "p.bias = ctformer::gen::bias_param::none;",
                              "ctformer_model_checkpoint_prefix = \"\""})
         EXPECT_NE(params_header().find(line), std::string::npos) << line << "\n" << params_header();

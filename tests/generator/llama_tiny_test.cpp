@@ -1,6 +1,7 @@
 // llama_tiny: generated from tests/data/hf/llama_tiny/config.json alone (ctformer_add_model HF_CONFIG;
 // no declaration written), against a LLaMA written in plain PyTorch by LlamaForCausalLM's names (the
-// golden file of tests/data/make_golden.py, llama_cases: GQA, rotate_half, an lm_head of its own). On
+// golden file of tests/data/make_golden.py, llama_cases: GQA, rotate_half, Llama 3.1's rope_scaling,
+// an lm_head of its own). On
 // every Highway target compiled in: the prompt's logits and 8 greedy steps, by the full forward and
 // decoded with the KV cache, fp32 and with bf16 GEMM weights; generate() greedy, to a stop id, and
 // sampled (the same tokens on every target), of one prompt and of prompts of different lengths
@@ -17,6 +18,7 @@
 
 #include <ctformer/runtime/checkpoint.hpp>
 #include <ctformer/runtime/generation.hpp>
+#include <ctformer/runtime/hf_config.hpp>
 
 #include "generated_targets.hpp"
 #include "llama_tiny.hpp"
@@ -54,6 +56,22 @@ TEST(GeneratedLlama, GreedyGenerationFromConfigJsonOnEveryTarget) {
     }
     hwy::SetSupportedTargetsForTest(0);
     EXPECT_GE(targets, 2) << "a SIMD target and the portable one, at least";
+}
+
+// config.json's rope_scaling (llama3, θ 500000) gives Hugging Face's rotary frequencies to the bit (the
+// golden's inverse_frequencies, as _compute_llama3_parameters makes them), scaled: of the four pairs
+// one keeps θ's, one is a mix and two are θ's / 32. (Without the scaling the golden logits move by 0.02.)
+TEST(GeneratedLlama, RotaryFrequenciesAreHuggingFacesLlama3) {
+    const ctf::hf_config c = ctf::read_hf_config(std::string(CTFORMER_HF_DIR) + "/llama_tiny/config.json");
+    const ctf::rotary_spec scaled{.head_dim = 8, .theta = c.rope_theta, .scaling = c.rope};
+    const ctf::rotary_spec plain{.head_dim = 8, .theta = c.rope_theta};
+    const std::vector<float> want = ctf::safetensors_file(golden_path).tensors().at("inverse_frequencies").data;
+    ASSERT_EQ(want.size(), 4u);
+    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_EQ(scaled.frequency(i), want[i]) << "pair " << i;
+    EXPECT_EQ(scaled.frequency(0), plain.frequency(0));
+    EXPECT_GT(scaled.frequency(1), plain.frequency(1) / 32);
+    EXPECT_LT(scaled.frequency(1), plain.frequency(1));
+    for (std::size_t i : {2, 3}) EXPECT_EQ(scaled.frequency(i), plain.frequency(i) / 32.0f) << "pair " << i;
 }
 
 // generate(): greedy is PyTorch's greedy; a stop id ends the sequence, kept; a seeded sampling draws

@@ -113,6 +113,19 @@ TEST(HfConfig, Qwen2HasQkvBiasesAndATiedHead) {
                            "silu, eps 1e-06, rope_theta 1e+06, qkv biases, head tied");
 }
 
+// Llama 3.2 1B's: θ 500000 and Llama 3.1's rope_scaling (llama3), the head tied.
+TEST(HfConfig, Llama32HasLlama3RopeScaling) {
+    const ctf::hf_config c = ctf::read_hf_config(config_case("llama-3.2-1b.json"));
+    EXPECT_EQ(c.rope, (ctf::rope_scaling{.type = ctf::rope_type::llama3, .factor = 32, .low_freq_factor = 1,
+                                         .high_freq_factor = 4, .original_positions = 8192}));
+    EXPECT_EQ(c.summary(), "llama: 16 layers, hidden 2048, 32 heads (8 kv), intermediate 8192, vocab 128256, positions 131072, "
+                           "silu, eps 1e-05, rope_theta 5e+05, rope_scaling llama3 32 (1, 4, 8192), head tied");
+    // The older spelling ("type"), linear scaling, and "default" (none).
+    const auto rope_of = [](const nlohmann::json& scaling) { return ctf::read_hf_config(llama_variant({{"rope_scaling", scaling}})).rope; };
+    EXPECT_EQ(rope_of({{"type", "linear"}, {"factor", 4.0}}), (ctf::rope_scaling{.type = ctf::rope_type::linear, .factor = 4}));
+    EXPECT_EQ(rope_of({{"rope_type", "default"}}), ctf::rope_scaling{});
+}
+
 // LlamaConfig's defaults, and what the LLaMA family's files say differently.
 TEST(HfConfig, LlamaDefaultsAndVariations) {
     const ctf::hf_config llama = ctf::read_hf_config(llama_variant());
@@ -134,7 +147,17 @@ TEST(HfConfig, LlamaDefaultsAndVariations) {
 TEST(HfConfig, LlamaFieldsRefused) {
     const std::tuple<nlohmann::json, const char*, const char*> cases[] = {
         {{{"num_key_value_heads", 3}}, "num_key_value_heads", "3 does not divide num_attention_heads 8"},
-        {{{"rope_scaling", {{"rope_type", "llama3"}, {"factor", 32.0}}}}, "rope_scaling", "scaled rotary positions are not supported"},
+        {{{"rope_scaling", {{"rope_type", "yarn"}, {"factor", 4.0}}}}, "rope_scaling.rope_type",
+         "\"yarn\" is not supported (default, linear, llama3)"},
+        {{{"rope_scaling", {{"factor", 4.0}}}}, "rope_scaling.rope_type", "is missing; supported: (default, linear, llama3)"},
+        {{{"rope_scaling", "llama3"}}, "rope_scaling", "expected an object, found \"llama3\""},
+        {{{"rope_scaling", {{"rope_type", "linear"}, {"factor", 0.5}}}}, "rope_scaling.factor", "must be at least 1, found 0.5"},
+        {{{"rope_scaling", {{"rope_type", "llama3"}, {"factor", 32.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0}}}},
+         "rope_scaling.original_max_position_embeddings", "is missing"},
+        {{{"rope_scaling",
+           {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 4.0}, {"high_freq_factor", 1.0},
+            {"original_max_position_embeddings", 8192}}}},
+         "rope_scaling.low_freq_factor", "4 must be less than high_freq_factor 1"},
         {{{"rope_theta", -1}}, "rope_theta", "must be positive, found -1"},
         {{{"rms_norm_eps", 0}}, "rms_norm_eps", "must be positive"},
         {{{"attention_bias", true}}, "attention_bias", "true is not supported"},

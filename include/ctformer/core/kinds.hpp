@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <numbers>
 #include <string_view>
 #include <utility>
 
@@ -41,20 +42,52 @@ enum class causality { none, top_left, bottom_right };
 // PyTorch's does); its cosine and sine are then exact.
 enum class rotary_pairing { half, interleaved };
 
+// The frequencies θ^(-2i/dims) rescaled for contexts longer than a model was trained on, as Hugging
+// Face's rope_scaling: not (none); each divided by factor (linear); or Llama 3.1's (llama3): a pair
+// whose wavelength 2π/f is shorter than original_positions / high_freq_factor keeps f, one longer than
+// original_positions / low_freq_factor takes f / factor, and those between a mix of the two, smooth
+// in original_positions / wavelength. Computed in fp32 step by step as Hugging Face's
+// _compute_llama3_parameters, so the angles are PyTorch's to the bit.
+enum class rope_type { none, linear, llama3 };
+
+struct rope_scaling {
+    rope_type type = rope_type::none;
+    double factor = 1.0, low_freq_factor = 1.0, high_freq_factor = 4.0;
+    int original_positions = 8192;  // original_max_position_embeddings
+
+    constexpr bool operator==(const rope_scaling&) const = default;
+
+    float scaled(float f) const {
+        if (type == rope_type::none) return f;
+        const float by = static_cast<float>(factor);
+        if (type == rope_type::linear) return f / by;
+        const float wavelength = (1.0f / f) * static_cast<float>(2 * std::numbers::pi);
+        if (wavelength < static_cast<float>(original_positions / high_freq_factor)) return f;
+        if (wavelength > static_cast<float>(original_positions / low_freq_factor)) return f / by;
+        const float smooth = ((1.0f / wavelength) * static_cast<float>(original_positions) - static_cast<float>(low_freq_factor)) /
+                             static_cast<float>(high_freq_factor - low_freq_factor);
+        return (1.0f - smooth) * f / by + smooth * f;
+    }
+};
+
 struct rotary_spec {
     int head_dim = 64;
     int rotary_dims = 0;  // 0: head_dim
     double theta = 10000.0;
     rotary_pairing pairing = rotary_pairing::half;
+    rope_scaling scaling{};
 
     constexpr int dims() const { return rotary_dims ? rotary_dims : head_dim; }
     constexpr bool operator==(const rotary_spec&) const = default;
 
-    // Pair i's angle at `position`: fp32(position · fp32(1 / fp32(θ^(2i/dims)))), as LlamaRotaryEmbedding.
-    double angle(std::size_t position, std::size_t i) const {
+    // Pair i's frequency, fp32(1 / fp32(θ^(2i/dims))) then scaled, as LlamaRotaryEmbedding's inv_freq.
+    float frequency(std::size_t i) const {
         const float exponent = static_cast<float>(2 * i) / static_cast<float>(dims());
-        const float frequency = 1.0f / static_cast<float>(std::pow(static_cast<double>(static_cast<float>(theta)), double(exponent)));
-        return static_cast<float>(static_cast<float>(position) * frequency);
+        return scaling.scaled(1.0f / static_cast<float>(std::pow(static_cast<double>(static_cast<float>(theta)), double(exponent))));
+    }
+    // Pair i's angle at `position`: fp32(position · frequency(i)).
+    double angle(std::size_t position, std::size_t i) const {
+        return static_cast<float>(static_cast<float>(position) * frequency(i));
     }
 };
 

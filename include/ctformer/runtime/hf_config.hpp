@@ -37,6 +37,7 @@ struct hf_config {
     // biases on q/k/v (Qwen2's), and the token ids that end a sequence (eos_token_id, one or a list).
     int num_key_value_heads = 0;
     double rope_theta = 10000.0;
+    rope_scaling rope{};  // rope_scaling: none, linear, or llama3 (Llama 3.1 and 3.2)
     bool tie_word_embeddings = false, qkv_bias = false;
     std::vector<int> eos_token_ids;
     bool decoder = false;  // of the LLaMA family (hf_model_types says which types are)
@@ -53,9 +54,19 @@ struct hf_config {
                            (decoder ? "" : ", types " + std::to_string(type_vocab_size)) + ", " +
                            activation_name(hidden_act) + ", eps " + exact_text(norm_eps);
         if (decoder)
-            text += ", rope_theta " + exact_text(rope_theta) + (qkv_bias ? ", qkv biases" : "") +
+            text += ", rope_theta " + exact_text(rope_theta) + rope_text() + (qkv_bias ? ", qkv biases" : "") +
                     (tie_word_embeddings ? ", head tied" : ", lm_head");
         return text;
+    }
+
+    // ", rope_scaling linear 4" or ", rope_scaling llama3 32 (1, 4, 8192)": the factor, then llama3's
+    // low and high frequency factors and original positions; nothing without a scaling.
+    std::string rope_text() const {
+        if (rope.type == rope_type::none) return "";
+        const std::string factor = exact_text(rope.factor);
+        if (rope.type == rope_type::linear) return ", rope_scaling linear " + factor;
+        return ", rope_scaling llama3 " + factor + " (" + exact_text(rope.low_freq_factor) + ", " +
+               exact_text(rope.high_freq_factor) + ", " + std::to_string(rope.original_positions) + ")";
     }
 };
 
@@ -88,10 +99,18 @@ std::string hf_names(const Table& table) {
 // Each field read with its checks; every problem a config_error naming the file and the field.
 class hf_config_reader {
 public:
-    hf_config_reader(std::string file, nlohmann::json json) : file_(std::move(file)), json_(std::move(json)) {}
+    hf_config_reader(std::string file, nlohmann::json json, std::string prefix = "")
+        : file_(std::move(file)), json_(std::move(json)), prefix_(std::move(prefix)) {}
 
     [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
-        throw config_error(file_, field, problem);
+        throw config_error(file_, prefix_ + field, problem);
+    }
+
+    // The object `field` holds, read as a file of its own: its errors name "field.inner".
+    hf_config_reader within(const char* field) const {
+        const nlohmann::json* value = find(field);
+        if (!value || !value->is_object()) fail(field, "expected an object, found " + (value ? shown(*value) : "nothing"));
+        return {file_, *value, prefix_ + field + "."};
     }
 
     // A JSON value as the file spells it, cut short: it goes into a message.
@@ -140,15 +159,19 @@ public:
         fail(field, shown(nlohmann::json(name)) + " is not supported " + hf_names(table));
     }
 
-    double number(const char* field, double fallback) const {
+    // A number field; `fallback` where the file leaves it out (none: it is required).
+    double number(const char* field, std::optional<double> fallback = std::nullopt) const {
         const nlohmann::json* value = find(field);
-        if (!value) return fallback;
+        if (!value) {
+            if (!fallback) fail(field, "is missing (a required field)");
+            return *fallback;
+        }
         if (!value->is_number()) fail(field, "expected a number, found " + shown(*value));
         return value->get<double>();
     }
 
     // A number that must be positive (an epsilon, a rotary base).
-    double positive_number(const char* field, double fallback) const {
+    double positive_number(const char* field, std::optional<double> fallback = std::nullopt) const {
         const double x = number(field, fallback);
         if (!(x > 0)) fail(field, "must be positive, found " + shown(*find(field)));
         return x;
@@ -183,6 +206,7 @@ public:
 private:
     std::string file_;
     nlohmann::json json_;
+    std::string prefix_;  // "outer." for an object within the file
 };
 }  // namespace detail
 
@@ -201,11 +225,35 @@ inline void read_bert_fields(const hf_config_reader& read, hf_config& c, int def
         read.fail("position_embedding_type", hf_config_reader::shown(*positions) + " is not supported (absolute)");
 }
 
+// rope_scaling's rope_type (or its older spelling, type) and numbers, checked as Hugging Face's
+// rope_config_validation checks them: "default" is none; linear and llama3 are built; dynamic, yarn,
+// longrope and the others are refused.
+inline rope_scaling read_rope_scaling(const hf_config_reader& read) {
+    static constexpr std::array<std::pair<std::string_view, rope_type>, 3> types{
+        {{"default", rope_type::none}, {"linear", rope_type::linear}, {"llama3", rope_type::llama3}}};
+    const char* type_field = read.find("rope_type") ? "rope_type" : "type";
+    const std::optional<std::string> type = read.text(type_field);
+    if (!type) read.fail("rope_type", "is missing; supported: " + hf_names(types));
+    rope_scaling r{.type = read.one_of(type_field, *type, types)};
+    if (r.type == rope_type::none) return r;
+    r.factor = read.number("factor");
+    if (!(r.factor >= 1)) read.fail("factor", "must be at least 1, found " + exact_text(r.factor));
+    if (r.type == rope_type::llama3) {
+        r.low_freq_factor = read.positive_number("low_freq_factor");
+        r.high_freq_factor = read.positive_number("high_freq_factor");
+        r.original_positions = read.positive("original_max_position_embeddings");
+        if (!(r.low_freq_factor < r.high_freq_factor))
+            read.fail("low_freq_factor", exact_text(r.low_freq_factor) + " must be less than high_freq_factor " +
+                                             exact_text(r.high_freq_factor));
+    }
+    return r;
+}
+
 // LlamaConfig's, Qwen2Config's and MistralConfig's fields besides the sizes. Their defaults agree
 // (rms_norm_eps 1e-6, rope_theta 10000, silu, untied) but for the KV heads (LLaMA's: as many as
 // the heads; Qwen2's 32; Mistral's 8) and Mistral's sliding window (4096 where the file gives none;
-// null: none). What ctformer does not build is refused: scaled rotary positions (Llama 3.1's
-// "llama3", YaRN), biases on o_proj or the MLP, a head_dim other than hidden_size / heads, and a
+// null: none). What ctformer does not build is refused: rotary scalings other than linear and
+// Llama 3.1's llama3 (YaRN, dynamic NTK), biases on o_proj or the MLP, a head_dim other than hidden_size / heads, and a
 // sliding window (a banded causal mask) shorter than the positions.
 inline void read_llama_fields(const hf_config_reader& read, hf_config& c) {
     const int default_kv_heads = c.model_type == "qwen2" ? 32 : c.model_type == "mistral" ? 8 : c.num_attention_heads;
@@ -219,8 +267,7 @@ inline void read_llama_fields(const hf_config_reader& read, hf_config& c) {
     if (c.num_attention_heads % c.num_key_value_heads != 0)
         read.fail("num_key_value_heads", std::to_string(c.num_key_value_heads) + " does not divide num_attention_heads " +
                                              std::to_string(c.num_attention_heads));
-    if (read.given("rope_scaling"))
-        read.fail("rope_scaling", "scaled rotary positions are not supported (null: rope_theta alone)");
+    if (read.given("rope_scaling")) c.rope = read_rope_scaling(read.within("rope_scaling"));
     for (const char* bias : {"attention_bias", "mlp_bias"})
         if (read.flag(bias, false)) read.fail(bias, "true is not supported (LLaMA's linear layers have no biases)");
     if (read.given("head_dim") && read.integer("head_dim") * c.num_attention_heads != c.hidden_size)

@@ -33,12 +33,13 @@ struct llama_config {
     double theta = 10000.0;   // rope_theta
     int rotary_dims = 0;      // the rotated dimensions of a head (0: all of it)
     rotary_pairing pairing = rotary_pairing::half;  // rotate_half (Hugging Face's), or interleaved (GPT-J's)
+    rope_scaling scaling{};   // rope_scaling: none, linear, or Llama 3.1's llama3 (core/kinds.hpp)
     bool tied = false;        // tie_word_embeddings: the LM head is model.embed_tokens
     bool qkv_bias = false;    // Qwen2: q_proj, k_proj and v_proj have biases
 
     constexpr int d_head() const { return d_model / heads; }
     constexpr rotary_spec rotary() const {
-        return {.head_dim = d_head(), .rotary_dims = rotary_dims, .theta = theta, .pairing = pairing};
+        return {.head_dim = d_head(), .rotary_dims = rotary_dims, .theta = theta, .pairing = pairing, .scaling = scaling};
     }
     // The attention and MLP sizes as the other nn:: blocks take them.
     constexpr config block() const {

@@ -1,11 +1,12 @@
 // Rotary position embedding (RoPE), on x [..., L, heads · head_dim], the axis before the last the
 // positions (a token's place in its sequence, from the run's first position on when decoding):
-//   rotary<{.head_dim, .rotary_dims, .theta, .pairing}>(x)
+//   rotary<{.head_dim, .rotary_dims, .theta, .pairing, .scaling}>(x)
 // turns, in every head, the first rotary_dims of its dimensions in pairs by the angle
 // position · θ^(-2i/rotary_dims), pair i being (i, i + rotary_dims/2) (Hugging Face's rotate_half,
 // LLaMA, Qwen2, Mistral, GPT-NeoX) or (2i, 2i + 1) (GPT-J's rotate_every_two); the other dimensions
-// (partial rotary) pass unchanged. rotary_dims 0 means the whole head; the spec and its angle are in
-// core/kinds.hpp. fuse_rotary applies it in the epilogue of the GEMM that makes x.
+// (partial rotary) pass unchanged. rotary_dims 0 means the whole head; scaling rescales the
+// frequencies as Hugging Face's rope_scaling (linear, or Llama 3.1's llama3); the spec and its angle
+// are in core/kinds.hpp. fuse_rotary applies it in the epilogue of the GEMM that makes x.
 #pragma once
 
 #include <cmath>
@@ -15,23 +16,32 @@
 
 namespace ctformer {
 
+// A scaling as explain() prints it: "" (none), " linear(factor=4)" or
+// " llama3(factor=32 low=1 high=4 original=8192)".
+inline std::string rope_scaling_text(const rope_scaling& r) {
+    if (r.type == rope_type::none) return "";
+    if (r.type == rope_type::linear) return " linear(factor=" + number_text(r.factor) + ")";
+    return " llama3(factor=" + number_text(r.factor) + " low=" + number_text(r.low_freq_factor) +
+           " high=" + number_text(r.high_freq_factor) + " original=" + std::to_string(r.original_positions) + ")";
+}
+
+// "head_dim=64 dims=64 theta=10000 half", as explain() prints a rotary step or epilogue.
+inline std::string rotary_text(const rotary_spec& s) {
+    return "head_dim=" + std::to_string(s.head_dim) + " dims=" + std::to_string(s.dims()) + " theta=" + number_text(s.theta) +
+           (s.pairing == rotary_pairing::half ? " half" : " interleaved") + rope_scaling_text(s.scaling);
+}
+
 // The cosines and sines of S's angles, [positions, dims]: row p holds pair i's cosine in column i and
 // its sine in column dims/2 + i. A constant leaf, computed once: the table fuse_rotary's GEMM reads.
 template <rotary_spec S>
 struct rotary_table {
-    static inline const std::string name = "rotary_angles theta=" + number_text(S.theta);
+    static inline const std::string name = "rotary_angles theta=" + number_text(S.theta) + rope_scaling_text(S.scaling);
     static double at(int position, int column, int width) {
         const int pairs = width / 2;
         const double angle = S.angle(static_cast<std::size_t>(position), static_cast<std::size_t>(column % pairs));
         return column < pairs ? std::cos(angle) : std::sin(angle);
     }
 };
-
-// "head_dim=64 dims=64 theta=10000 half", as explain() prints a rotary step or epilogue.
-inline std::string rotary_text(const rotary_spec& s) {
-    return "head_dim=" + std::to_string(s.head_dim) + " dims=" + std::to_string(s.dims()) + " theta=" + number_text(s.theta) +
-           (s.pairing == rotary_pairing::half ? " half" : " interleaved");
-}
 
 template <rotary_spec S>
 struct rotary_op {
