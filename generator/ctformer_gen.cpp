@@ -73,6 +73,7 @@ ctformer::gen::params params_of(const ctformer::hf_config& c) {
     p.rope_low_freq_factor = c.rope.low_freq_factor;
     p.rope_high_freq_factor = c.rope.high_freq_factor;
     p.rope_original_positions = c.rope.original_positions;
+    p.sliding_window = c.sliding_window;
     p.lm_head = c.tie_word_embeddings ? gen::head_param::tied : gen::head_param::own;
     p.bias = c.qkv_bias ? gen::bias_param::qkv : gen::bias_param::none;
     p.seq = std::clamp(p.positions - gen::first_position(p), 1, c.decoder ? 2048 : 512);

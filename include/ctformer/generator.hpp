@@ -67,7 +67,8 @@ constexpr nn::llama_config llama_config_of(const params& p) {
                         .high_freq_factor = p.rope_high_freq_factor,
                         .original_positions = p.rope_original_positions},
             .tied = p.lm_head == head_param::tied,
-            .qkv_bias = p.bias == bias_param::qkv};
+            .qkv_bias = p.bias == bias_param::qkv,
+            .sliding_window = p.sliding_window};
 }
 
 }  // namespace ctformer::gen

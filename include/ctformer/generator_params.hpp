@@ -4,7 +4,7 @@
 // They are nn::config's fields, spelled as there (d_model, heads, kv_heads, d_ff, act, norm, eps),
 // the generator's own: seq, layers, mask, and a BERT-family model's (nn::bert_config's names: family,
 // vocabulary, positions, token_types, padding_idx; and output, token_type_ids) or a LLaMA-family
-// model's (rope_theta, rope_scaling and its rope_* numbers, lm_head, bias), which ctformer_add_model(NAME HF_CONFIG config.json) fills from
+// model's (rope_theta, rope_scaling and its rope_* numbers, sliding_window, lm_head, bias), which ctformer_add_model(NAME HF_CONFIG config.json) fills from
 // the file. param_fields lists them once;
 // parsing, ctformer-gen's help, its Markdown table and the C++ of the parameter header all come from it.
 // ctformer-gen parses and checks them at build time, before any model is compiled, so a bad one is
@@ -48,6 +48,7 @@ struct params : nn::config {
     rope_type rope_scaling = rope_type::none;  // and its numbers, as core/kinds.hpp's rope_scaling
     double rope_factor = 1.0, rope_low_freq_factor = 1.0, rope_high_freq_factor = 4.0;
     int rope_original_positions = 8192;
+    int sliding_window = 0;
     head_param lm_head = head_param::own;
     bias_param bias = bias_param::none;
 
@@ -108,6 +109,8 @@ inline constexpr auto param_fields = std::tuple_cat(
                                               "HF_CONFIG llama: rope_scaling's high_freq_factor (llama3)"},
                fields::number<params, int>{"rope_original_positions", &params::rope_original_positions, 1, 1 << 24,
                                            "HF_CONFIG llama: rope_scaling's original_max_position_embeddings (llama3)"},
+               fields::number<params, int>{"sliding_window", &params::sliding_window, 0, 1 << 24,
+                                           "HF_CONFIG llama: mistral's sliding_window, each query's last keys (0: none)"},
                fields::choice<params, head_param, 2>{
                    "lm_head",
                    &params::lm_head,

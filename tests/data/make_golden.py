@@ -415,7 +415,8 @@ class RMSNorm(torch.nn.Module):
 class LlamaLayer(torch.nn.Module):
     """LlamaDecoderLayer by its names: input_layernorm, self_attn.{q,k,v,o}_proj, post_attention_layernorm,
     mlp.{gate,up,down}_proj; grouped-query attention, rotary q and k, SiLU-gated MLP; biases on q, k and
-    v only with qkv_bias (Qwen2's Qwen2Attention)."""
+    v only with qkv_bias (Qwen2's Qwen2Attention); each query over its last sliding_window keys, its own
+    included, where c has one (Mistral's, as Hugging Face's sliding_window_overlay: kv > q - window)."""
 
     def __init__(self, c):
         super().__init__()
@@ -438,6 +439,8 @@ class LlamaLayer(torch.nn.Module):
         q = turn(heads(a.q_proj(n), c["heads"]))
         k, v = turn(heads(a.k_proj(n), c["kv_heads"])), heads(a.v_proj(n), c["kv_heads"])
         causal = torch.ones(length, length, dtype=torch.bool).tril()
+        if c.get("sliding_window"):
+            causal &= torch.ones(length, length, dtype=torch.bool).triu(1 - c["sliding_window"])
         scores = (q @ k.transpose(-1, -2)) / dh ** 0.5
         o = scores.masked_fill(~causal, float("-inf")).softmax(-1) @ v
         x = x + a.o_proj(o.transpose(1, 2).reshape(batch, length, d))
@@ -468,13 +471,14 @@ class Llama(torch.nn.Module):
 
 
 def llama_cases(out):
-    """Two 2-layer LLaMAs, width 32, 4 heads of 8, d_ff 48, a vocabulary of 61, random weights (randomize:
+    """Three 2-layer LLaMAs, width 32, 4 heads of 8, d_ff 48, a vocabulary of 61, random weights (randomize:
     RMSNorm gains in [0.5, 1.5], q/k/v biases in ±0.5; its own seed): llama_2_layers, Llama 3.2's form
     (2 KV heads, rotate_half, θ 500000, its llama3 rope_scaling with the original positions 256, so that
     in 8 dimensions one pair keeps its frequency, one is mixed and two are divided by 32; lm_head of its
     own), and qwen2_2_layers, a Qwen2 with what LLaMA lacks (q/k/v biases, the head tied to the
     embeddings) and the other rotary forms (one KV head, GPT-J's interleaved pairs on 6 of 8 dimensions,
-    θ 1e6). Each as gpt2_case: a prompt of 5 ids, 8 greedy steps by the full forward, the logits computed
+    θ 1e6); and mistral_2_layers, a Mistral v0.1 whose sliding window is 3 keys (so that the prompt's
+    queries and the greedy steps past position 2 each see only their last 3). Each as gpt2_case: a prompt of 5 ids, 8 greedy steps by the full forward, the logits computed
     in double precision from the float32 weights (the rotary angles rounded to float32 as Hugging Face's
     are), then the same with every GEMM weight rounded to bf16 (bf16_expected*): q/k/v/o, gate/up/down
     and the head, not the embeddings. llama_2_layers also holds its scaled inverse frequencies
@@ -485,14 +489,21 @@ def llama_cases(out):
     cases = {"llama_2_layers": dict(base, kv_heads=2, theta=500000.0, rope_scaling=llama3, rotary_dims=0,
                                     interleaved=False, tied=False, qkv_bias=False),
              "qwen2_2_layers": dict(base, kv_heads=1, theta=1e6, rope_scaling=None, rotary_dims=6, interleaved=True,
-                                    tied=True, qkv_bias=True, eps=1e-6)}
-    torch.manual_seed(10)  # tokens that change, chosen by a margin of 0.037 or more
+                                    tied=True, qkv_bias=True, eps=1e-6),
+             "mistral_2_layers": dict(base, kv_heads=2, theta=10000.0, rope_scaling=None, rotary_dims=0, interleaved=False,
+                                      tied=False, qkv_bias=False, sliding_window=3)}
+    torch.manual_seed(10)  # tokens that change, chosen by a margin of 0.001 or more
     for name, c in cases.items():
         model = randomize(Llama(c).eval()).double()
         ids = torch.randint(0, c["vocabulary"], (1, 5))
         tokens, steps = greedy(model, ids, 8)
         tensors = dict(model.state_dict(), prompt=ids, expected_tokens=tokens, expected_step_logits=steps,
                        expected=model(ids))
+        if c.get("sliding_window"):
+            unbanded = copy.deepcopy(model)
+            for layer in unbanded.model.layers:
+                layer.c = dict(c, sliding_window=None)
+            print(name, "without its sliding window: logits differ by", float((unbanded(ids) - tensors["expected"]).abs().max()))
         if c["rope_scaling"]:
             tensors["inverse_frequencies"] = inverse_frequencies(c["d"] // c["heads"], c["theta"], c["rope_scaling"])
             unscaled = copy.deepcopy(model)

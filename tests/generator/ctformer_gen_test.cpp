@@ -74,7 +74,7 @@ TEST(CtformerGen, EachBadParameterIsOneLine) {
         {"depth=8", "ctformer-gen: unknown parameter 'depth' (known: seq, d_model, heads, kv_heads, d_ff, act, norm, eps, "
                     "layers, mask, family, vocabulary, positions, token_types, padding_idx, output, token_type_ids, "
                     "rope_theta, rope_scaling, rope_factor, rope_low_freq_factor, rope_high_freq_factor, "
-                    "rope_original_positions, lm_head, bias)\n"},
+                    "rope_original_positions, sliding_window, lm_head, bias)\n"},
         {"rope_scaling=llama3 rope_low_freq_factor=4",
          "ctformer-gen: rope_low_freq_factor=4 must be less than rope_high_freq_factor=4\n"},
         {"lm_head=8", "ctformer-gen: lm_head=8: expected one of own, tied\n"},

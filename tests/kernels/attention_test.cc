@@ -1,6 +1,6 @@
 // The fused attention kernel against the reference evaluator's scaled_dot_product_attention, on
 // every Highway target compiled in: square and cross shapes with tails, L = 1, causal masks with
-// Lq != Lk in both alignments, key padding, attend and additive masks, fully masked queries
+// Lq != Lk in both alignments, sliding windows (one key, a few, across key blocks and query tiles), key padding, attend and additive masks, fully masked queries
 // (zeros), logits near ±90, and scores that overflow (NaN).
 // Tolerance: values are uniform in [-1, 1], so outputs (weighted means of value rows) are within ±1;
 // fp32 against the double reference stays within 1e-5 + 1e-4·|want|, logits near ±90 included.
@@ -27,11 +27,13 @@ namespace ctformer::tests::HWY_NAMESPACE {
 namespace k = ctformer::kernels;
 namespace kt = ctformer::kernels::HWY_NAMESPACE;
 
-// The reference, in the DSL, with the masks the kernel applies.
-template <causality Causal, bool Padding, class Q, class K, class V, class P>
+// The reference, in the DSL, with the masks the kernel applies (Window: a top-left causal mask's
+// sliding window).
+template <causality Causal, bool Padding, int Window, class Q, class K, class V, class P>
 auto reference_attention(Q q, K key, V v, P pad) {
     auto causal_mask = [] {
         if constexpr (Causal == causality::bottom_right) return causal_bottom_right;
+        else if constexpr (Window > 0) return sliding_window<Window>;
         else return causal;
     };
     using nn::scaled_dot_product_attention;
@@ -43,13 +45,13 @@ auto reference_attention(Q q, K key, V v, P pad) {
 
 // logit_scale multiplies q: 30 puts logits near ±90, where a naive exp overflows. The lengths are
 // run-time, as the kernel takes them: one reference graph per head size and mask.
-template <std::size_t Dk, std::size_t Dv, causality Causal = causality::none, bool Padding = false>
+template <std::size_t Dk, std::size_t Dv, causality Causal = causality::none, bool Padding = false, int Window = 0>
 void check(std::size_t lq, std::size_t lk, float logit_scale = 1.0f, std::vector<float> pad_values = {}) {
     auto q = input<"q", upto<300>, int(Dk)>();
     auto key = input<"k", upto<300, 1>, int(Dk)>();
     auto v = input<"v", upto<300, 1>, int(Dv)>();
     auto pad = bool_input<"pad", upto<300, 1>>();
-    auto expr = reference_attention<Causal, Padding>(q, key, v, pad);
+    auto expr = reference_attention<Causal, Padding, Window>(q, key, v, pad);
     const extent_values at{1, {lq, lk}};
     tensor_map in = reference::random_inputs(q + q, at, 21);
     in.merge(reference::random_inputs(key + key, at, 22));
@@ -59,7 +61,7 @@ void check(std::size_t lq, std::size_t lk, float logit_scale = 1.0f, std::vector
     const auto want = reference::evaluate(expr, in);
 
     const float scale = static_cast<float>(1.0 / std::sqrt(double(Dk)));
-    const k::attention_args args{scale, Padding ? in.at("pad").data.data() : nullptr};
+    const k::attention_args args{.scale = scale, .key_attend = Padding ? in.at("pad").data.data() : nullptr, .window = Window};
     using scratch_type = kt::attention_scratch<Dk, Dv>;
     const auto memory = hwy::AllocateAligned<std::byte>(scratch_type::bytes(lq, lk));
     scratch_type scratch(memory.get(), lq, lk);
@@ -68,7 +70,7 @@ void check(std::size_t lq, std::size_t lk, float logit_scale = 1.0f, std::vector
                                           in.at("v").data.data(), got.data(), args, scratch);
     test::expect_close(got, want, {.atol = 1e-5, .rtol = 1e-4},
                        "attention Lq=" + std::to_string(lq) + " Lk=" + std::to_string(lk) + " Dk=" + std::to_string(Dk) +
-                           " Dv=" + std::to_string(Dv));
+                           " Dv=" + std::to_string(Dv) + " window=" + std::to_string(Window));
 }
 
 void TestShapes() {
@@ -89,6 +91,19 @@ void TestCausal() {
     check<16, 16, causality::bottom_right>(70, 5);  // the first 65 queries see no key: zeros
     check<16, 16, causality::top_left>(70, 5);
     check<64, 64, causality::top_left>(300, 260);  // two query tiles over five key blocks
+}
+
+// Each query i over keys (i - W, i]: W of 1 (itself alone), a few, one key block; across key blocks
+// and query tiles (blocks before every row's window skipped), more queries than keys (the last rows'
+// windows past the keys: zeros), and a window whose keys are all padding (zeros).
+void TestSlidingWindow() {
+    check<16, 16, causality::top_left, false, 1>(10, 10);
+    check<64, 64, causality::top_left, false, 3>(10, 10);
+    check<32, 32, causality::top_left, false, 64>(129, 129);
+    check<64, 64, causality::top_left, false, 70>(300, 300);  // two query tiles; blocks skipped
+    check<16, 16, causality::top_left, false, 5>(70, 40);     // queries 40-43 see fewer keys, 44 on none: zeros
+    check<16, 16, causality::top_left, true, 2>(6, 9, 1.0f, {1, 1, 0, 0, 1, 1, 0, 0, 1});  // row 3: zeros
+    check<64, 64, causality::top_left, false, 7>(33, 33, 30.0f);
 }
 
 void TestPaddingAndFullyMaskedRows() {
@@ -188,6 +203,7 @@ namespace ctformer::tests {
 HWY_BEFORE_TEST(AttentionKernel);
 HWY_EXPORT_AND_TEST_P(AttentionKernel, TestShapes);
 HWY_EXPORT_AND_TEST_P(AttentionKernel, TestCausal);
+HWY_EXPORT_AND_TEST_P(AttentionKernel, TestSlidingWindow);
 HWY_EXPORT_AND_TEST_P(AttentionKernel, TestPaddingAndFullyMaskedRows);
 HWY_EXPORT_AND_TEST_P(AttentionKernel, TestLargeLogits);
 HWY_EXPORT_AND_TEST_P(AttentionKernel, TestAttendAndAdditiveMasks);

@@ -1,6 +1,6 @@
 // The decoding attention over a KV cache (kernels/cached_attention-inl.h) on every Highway target
 // compiled in, against softmax(scale · q·kᵀ) · v computed in double: the query at position p sees
-// the keys of positions [0, p], its own included. A cache filled run by run: a prompt at position 0
+// the keys of positions [0, p], its own included (in a sliding window of W, (p - W, p]). A cache filled run by run: a prompt at position 0
 // (one token, or several), one token at a time, several at once, up to a full cache; capacities of
 // 1, 3, 17, one key block (64), 64 + 5 and two blocks and more (130), head sizes whose value rows
 // are padded to whole vectors (Dv = 5, 40), two heads interleaved in the rows (strided), each its
@@ -43,13 +43,13 @@ std::vector<float> uniform(std::size_t n, unsigned seed, float scale = 1.0f) {
 }
 
 // The answer at position p of one head whose rows of q, k, v start at column `column` of rows of
-// `stride`: softmax over j <= p of scale · q_p·k_j, times v, in double.
+// `stride`: softmax over first <= j <= p of scale · q_p·k_j, times v, in double.
 std::vector<double> expected_row(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v,
                                  std::size_t dk, std::size_t dv, std::size_t qk_stride, std::size_t v_stride,
-                                 std::size_t head, std::size_t p, double scale) {
-    std::vector<double> score(p + 1);
+                                 std::size_t head, std::size_t p, double scale, std::size_t first) {
+    std::vector<double> score(p + 1, -std::numeric_limits<double>::infinity());
     double most = -std::numeric_limits<double>::infinity();
-    for (std::size_t j = 0; j <= p; ++j) {
+    for (std::size_t j = first; j <= p; ++j) {
         double dot = 0;
         for (std::size_t e = 0; e < dk; ++e)
             dot += double(q[p * qk_stride + head * dk + e]) * double(k[j * qk_stride + head * dk + e]);
@@ -57,7 +57,7 @@ std::vector<double> expected_row(const std::vector<float>& q, const std::vector<
         most = std::max(most, score[j]);
     }
     double sum = 0;
-    for (double& s : score) sum += s = std::exp(s - most);
+    for (double& s : score) sum += s = std::exp(s - most);  // exp(-inf) = 0
     std::vector<double> out(dv, 0.0);
     for (std::size_t j = 0; j <= p; ++j)
         for (std::size_t c = 0; c < dv; ++c) out[c] += score[j] / sum * double(v[j * v_stride + head * dv + c]);
@@ -67,9 +67,10 @@ std::vector<double> expected_row(const std::vector<float>& q, const std::vector<
 // Two heads of [Dk] queries and keys, [Dv] values, interleaved in rows of all heads (as a Q/K/V
 // GEMM's output is read), decoded run by run: each run of `runs` appends its keys and values at the
 // cache's next position, then its queries attend over the cache. The runs add up to at most
-// `capacity`; every position's output row is checked against the double answer.
+// `capacity`; every position's output row is checked against the double answer. window: each query
+// over its last `window` keys (0: all).
 template <std::size_t Dk, std::size_t Dv>
-void check_cache(std::size_t capacity, const std::vector<std::size_t>& runs, float logit_scale = 1.0f) {
+void check_cache(std::size_t capacity, const std::vector<std::size_t>& runs, float logit_scale = 1.0f, std::size_t window = 0) {
     using head = kt::cached_head<Dk, Dv>;
     constexpr std::size_t heads = 2, qk_stride = heads * Dk, v_stride = heads * Dv;
     constexpr std::size_t out_stride = heads * Dv + 3;  // three columns no head writes
@@ -90,7 +91,7 @@ void check_cache(std::size_t capacity, const std::vector<std::size_t>& runs, flo
             c.append({k.data() + past * qk_stride + h * Dk, qk_stride}, {v.data() + past * v_stride + h * Dv, v_stride},
                      past, n);
             kt::attend_cache<Dk, Dv>({q.data() + past * qk_stride + h * Dk, qk_stride}, n, past, c, scale,
-                                     {out.data() + past * out_stride + h * Dv, out_stride}, scores.data());
+                                     {out.data() + past * out_stride + h * Dv, out_stride}, scores.data(), window);
         }
         past += n;
     }
@@ -98,11 +99,12 @@ void check_cache(std::size_t capacity, const std::vector<std::size_t>& runs, flo
     std::vector<double> want(out.size(), kUntouched);
     for (std::size_t p = 0; p < length; ++p)
         for (std::size_t h = 0; h < heads; ++h) {
-            const std::vector<double> row = expected_row(q, k, v, Dk, Dv, qk_stride, v_stride, h, p, scale);
+            const std::size_t first = window && p + 1 > window ? p + 1 - window : 0;
+            const std::vector<double> row = expected_row(q, k, v, Dk, Dv, qk_stride, v_stride, h, p, scale, first);
             std::copy(row.begin(), row.end(), want.begin() + p * out_stride + h * Dv);
         }
     std::string what = "cached attention Dk=" + std::to_string(Dk) + " Dv=" + std::to_string(Dv) +
-                       " capacity " + std::to_string(capacity) + " runs";
+                       " capacity " + std::to_string(capacity) + " window " + std::to_string(window) + " runs";
     for (std::size_t n : runs) what += " " + std::to_string(n);
     test::expect_close(out, want, {.atol = 1e-5, .rtol = 1e-4}, what);
 }
@@ -131,6 +133,15 @@ void TestCachedAttentionOverEveryFill() {
 void TestCachedAttentionLargeLogits() {
     check_cache<16, 16>(69, {33, 1, 35}, 30.0f);
     check_cache<64, 40>(17, {1, 16}, 30.0f);
+}
+
+// A sliding window: of one key (the query's own), of a few, of 70 keys over a cache of three blocks
+// (the first block unread past position 134), one token at a time and several at once.
+void TestCachedAttentionInASlidingWindow() {
+    check_cache<16, 16>(17, {5, 1, 1, 3, 7}, 1.0f, 1);
+    check_cache<16, 16>(17, {5, 1, 1, 3, 7}, 1.0f, 3);
+    check_cache<64, 40>(190, {64, 1, 65, 1, 1, 58}, 1.0f, 70);
+    check_cache<3, 5>(130, {40, 1, 30, 59}, 30.0f, 33);
 }
 
 // Where append puts key j and value j: the keys transposed in blocks of kKeyBlock (element e of key
@@ -165,6 +176,7 @@ namespace ctformer::tests {
 HWY_BEFORE_TEST(CachedAttentionKernel);
 HWY_EXPORT_AND_TEST_P(CachedAttentionKernel, TestCachedAttentionOverEveryFill);
 HWY_EXPORT_AND_TEST_P(CachedAttentionKernel, TestCachedAttentionLargeLogits);
+HWY_EXPORT_AND_TEST_P(CachedAttentionKernel, TestCachedAttentionInASlidingWindow);
 HWY_EXPORT_AND_TEST_P(CachedAttentionKernel, TestCachedHeadLayout);
 }  // namespace ctformer::tests
 #endif

@@ -21,6 +21,8 @@ TEST(FuseAttention, CausalBothAlignmentsAndKeyPadding) {
                                        "fused_attention scale=0.353553 causal key_padding");
     test::expect_fused<fuse_attention>(scaled_dot_product_attention(q, k, v, ctf::causal_bottom_right),
                                        "fused_attention scale=0.353553 causal_bottom_right");
+    test::expect_fused<fuse_attention>(scaled_dot_product_attention(q, k, v, ctf::sliding_window<4096>),
+                                       "fused_attention scale=0.353553 causal window=4096");
 }
 
 TEST(FuseAttention, AttendAndAdditiveMasksOfAnyBroadcastShape) {

@@ -113,6 +113,14 @@ TEST(Mask, CausalKeepsVisibleScores) {
     expect_tensor(ctf::reference::evaluate(ctf::mask(s, ctf::causal), in), {2, 2}, {1, -inf, 3, 4});
 }
 
+TEST(Mask, SlidingWindowSeesTheLastKeys) {
+    auto s = ctf::input<"s", 4, 4>();
+    ctf::tensor_map in{{"s", tensor({4, 4}, std::vector<float>(16, 0))}};
+    // a window of 2: query i sees keys i - 1 and i
+    expect_tensor(ctf::reference::evaluate(ctf::softmax(ctf::mask(s, ctf::sliding_window<2>)), in), {4, 4},
+                  {1, 0, 0, 0, 0.5, 0.5, 0, 0, 0, 0.5, 0.5, 0, 0, 0, 0.5, 0.5});
+}
+
 TEST(Mask, CausalBottomRightWithMoreKeysThanQueries) {
     auto s = ctf::input<"s", 2, 3>();
     ctf::tensor_map in{{"s", tensor({2, 3}, std::vector<float>(6, 0))}};

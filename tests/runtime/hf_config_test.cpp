@@ -136,9 +136,18 @@ TEST(HfConfig, LlamaDefaultsAndVariations) {
     EXPECT_TRUE(llama.eos_token_ids.empty());
     EXPECT_EQ(ctf::read_hf_config(llama_variant({{"eos_token_id", {128001, 128009}}})).eos_token_ids,
               (std::vector<int>{128001, 128009}));
-    // Mistral's window: null is none; absent, MistralConfig's 4096, as long as these positions.
-    EXPECT_EQ(ctf::read_hf_config(llama_variant({{"model_type", "mistral"}, {"sliding_window", nullptr}})).model_type, "mistral");
-    EXPECT_EQ(ctf::read_hf_config(llama_variant({{"model_type", "mistral"}, {"sliding_window", 256}})).model_type, "mistral");
+    // Mistral's window: null is none; one as long as the positions is none too; absent, MistralConfig's
+    // 4096; shorter than the positions, kept.
+    const auto window_of = [](const nlohmann::json& changes) { return ctf::read_hf_config(llama_variant(changes)).sliding_window; };
+    EXPECT_EQ(window_of({{"model_type", "mistral"}, {"sliding_window", nullptr}}), 0);
+    EXPECT_EQ(window_of({{"model_type", "mistral"}, {"sliding_window", 256}}), 0);
+    EXPECT_EQ(window_of({{"model_type", "mistral"}, {"sliding_window", 128}}), 128);
+    EXPECT_EQ(window_of({{"model_type", "mistral"}, {"max_position_embeddings", 8192}}), 4096);
+    EXPECT_EQ(window_of({{"model_type", "mistral"}, {"max_position_embeddings", 32768}, {"sliding_window", 4096}}), 4096);
+    EXPECT_EQ(window_of({{"sliding_window", 128}}), 0);  // LlamaConfig has none
+    EXPECT_EQ(ctf::read_hf_config(llama_variant({{"model_type", "mistral"}, {"sliding_window", 128}})).summary(),
+              "mistral: 2 layers, hidden 64, 8 heads (8 kv), intermediate 128, vocab 100, positions 256, silu, eps 1e-06, "
+              "rope_theta 10000, sliding_window 128, lm_head");
     EXPECT_EQ(ctf::read_hf_config(llama_variant({{"model_type", "mistral"}, {"max_position_embeddings", 4096}})).num_key_value_heads,
               8);  // MistralConfig's default
     EXPECT_EQ(ctf::read_hf_config(llama_variant({{"head_dim", 8}})).hidden_size, 64);
@@ -165,12 +174,9 @@ TEST(HfConfig, LlamaFieldsRefused) {
         {{{"tie_word_embeddings", "yes"}}, "tie_word_embeddings", "expected true or false, found \"yes\""},
         {{{"head_dim", 16}}, "head_dim", "16 is not hidden_size / num_attention_heads (8)"},
         {{{"eos_token_id", {2, "end"}}}, "eos_token_id", "expected token ids"},
-        {{{"model_type", "mistral"}, {"sliding_window", 128}}, "sliding_window",
-         "128 is shorter than max_position_embeddings 256: a banded causal mask is not supported"},
+        {{{"model_type", "mistral"}, {"sliding_window", 0}}, "sliding_window", "must be positive, found 0"},
         {{{"model_type", "qwen2"}, {"num_key_value_heads", 2}, {"use_sliding_window", true}, {"sliding_window", 64}},
-         "sliding_window", "64 is shorter"},
-        {{{"model_type", "mistral"}, {"max_position_embeddings", 8192}}, "sliding_window",
-         "4096 (MistralConfig's default) is shorter than max_position_embeddings 8192"},
+         "sliding_window", "64 is shorter than max_position_embeddings 256: Qwen2's window on some layers only"},
         {{{"model_type", "qwen2"}}, "num_key_value_heads", "32 does not divide num_attention_heads 8"},  // Qwen2Config's 32
     };
     for (const auto& [changes, field, words] : cases) {

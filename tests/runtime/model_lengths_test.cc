@@ -134,7 +134,8 @@ void TestDecoderWithBothLengthsAtRunTime() {
 
 // softmax(mask(Q·Kᵀ)) · V with no scale, so no attention kernel takes it: the transpose, batched
 // matmul, mask and softmax steps with both lengths at run time, each mask kind on the written scores
-// (both causal alignments, key padding, a per-sequence boolean mask and a per-head bias).
+// (a sliding window of 3 keys, the bottom-right causal alignment, key padding, a per-sequence boolean
+// mask and a per-head bias).
 auto scores_graph() {
     auto q = input<"q", batch, 2, upto<7>, 8>();
     auto k = input<"k", batch, 2, upto<9, 1>, 8>();
@@ -142,7 +143,7 @@ auto scores_graph() {
     auto pad = bool_input<"pad", batch, upto<9, 1>>();
     auto seq_mask = bool_input<"m", batch, upto<7>, upto<9, 1>>();
     auto head_bias = input<"bias", 2, upto<7>, upto<9, 1>>();
-    auto causal_scores = mask(mask(matmul(q, transpose(k)), causal), causal_bottom_right);
+    auto causal_scores = mask(mask(matmul(q, transpose(k)), sliding_window<3>), causal_bottom_right);
     return matmul(softmax(mask(mask(mask(causal_scores, key_padding(pad)), attend(seq_mask)), additive(head_bias))), v);
 }
 

@@ -2,9 +2,10 @@
 // tests/data/make_golden.py, llama_cases), on every Highway target compiled in: a Qwen2 with what
 // LLaMA lacks (q/k/v biases, the head tied to the embeddings) and the rotary forms LLaMA's own
 // (tests/generator/llama_tiny_test.cpp: GQA, rotate_half, from its config.json) leaves out (MQA,
-// GPT-J's interleaved pairs on 6 of 8 dimensions, θ 1e6). The prompt's logits and 8 greedy steps, by
-// the full forward and with the KV cache, fp32 and with bf16 GEMM weights; weights swapped between
-// their places fail the comparison. Prompts of different lengths decode together as each alone.
+// GPT-J's interleaved pairs on 6 of 8 dimensions, θ 1e6), and a Mistral v0.1 whose sliding window is 3
+// keys. The prompt's logits and 8 greedy steps, by the full forward and with the KV cache, fp32 and
+// with bf16 GEMM weights; weights swapped between their places fail the comparison. Prompts of
+// different lengths decode together as each alone.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/model_llama_test.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -24,6 +25,9 @@ namespace rt = ctformer::runtime::HWY_NAMESPACE;
 constexpr nn::llama_config tiny_qwen2{.vocabulary = 61, .d_model = 32, .heads = 4, .kv_heads = 1, .layers = 2, .d_ff = 48,
                                       .eps = 1e-6, .theta = 1e6, .rotary_dims = 6,
                                       .pairing = rotary_pairing::interleaved, .tied = true, .qkv_bias = true};
+
+constexpr nn::llama_config tiny_mistral{.vocabulary = 61, .d_model = 32, .heads = 4, .kv_heads = 2, .layers = 2, .d_ff = 48,
+                                        .sliding_window = 3};
 
 const std::string golden_path = std::string(CTFORMER_GOLDEN_DIR) + "/qwen2_2_layers.safetensors";
 
@@ -63,6 +67,24 @@ void TestQwen2DecodesSequencesAtTheirOwnPositions() {
     test::expect_prompt_beside_a_step_as_alone(fresh, alone);
 }
 
+// The sliding window: the prompt's queries and every step past position 2 see their last 3 keys
+// (without the window the golden logits move by 0.67), by the flash kernel, over the cache, and packed
+// with prompts of different lengths.
+void TestMistralSlidingWindowAgainstPyTorch() {
+    const std::string path = std::string(CTFORMER_GOLDEN_DIR) + "/mistral_2_layers.safetensors";
+    auto model = rt::compile(nn::llama<tiny_mistral>(id_input<"input_ids", batch, upto<24>>()));
+    EXPECT_NE(model.explain().find("causal window=3"), std::string::npos) << model.explain();
+    const safetensors_file file(path);
+    const tensor_map golden = load_state_dict(path);
+    model.bind(golden, {.strict = false});
+    test::expect_pytorch_generation(model, file, golden, "");
+    model.bind(golden, {.strict = false, .gemm_weights = kernels::weight_format::bf16});
+    test::expect_pytorch_generation(model, file, golden, "bf16_");
+    model.bind(golden, {.strict = false});
+    auto together = model.start_decoding(3), alone = model.start_decoding(1);
+    test::expect_decoding_together_as_alone(together, alone, tiny_mistral.vocabulary);
+}
+
 }  // namespace ctformer::tests::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -71,5 +93,6 @@ namespace ctformer::tests {
 HWY_BEFORE_TEST(Llama);
 HWY_EXPORT_AND_TEST_P(Llama, TestQwen2AgainstPyTorch);
 HWY_EXPORT_AND_TEST_P(Llama, TestQwen2DecodesSequencesAtTheirOwnPositions);
+HWY_EXPORT_AND_TEST_P(Llama, TestMistralSlidingWindowAgainstPyTorch);
 }  // namespace ctformer::tests
 #endif

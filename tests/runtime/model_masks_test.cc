@@ -105,12 +105,13 @@ void TestAttendAndAdditiveMaskShapes() {
     EXPECT_EQ(rt::compile(graph).program().steps.size(), 3u);  // the Q/K/V GEMM, the attention, the output GEMM
 }
 
-// need_weights with the same masks: the probabilities kernel applies them too.
+// need_weights with the same masks, a sliding window of 3 keys as the causal one: the probabilities
+// kernel applies them too.
 void TestAttentionWeightsWithMasks() {
     constexpr nn::config cfg{.d_model = 16, .heads = 2};
     auto x = input<"x", batch, 7, 16>();
     auto mha = nn::multi_head_attention_with_weights<cfg>(x, x, x, attend(bool_input<"m", batch, 7, 7>()),
-                                                          additive(input<"b", 2, 7, 7>()), causal);
+                                                          additive(input<"b", 2, 7, 7>()), sliding_window<3>);
     auto model = rt::compile(mha.output);
     expect_masks_fused(model);
     tensor_map inputs = reference::random_inputs(mha.output, 2, 10);

@@ -152,9 +152,9 @@ HWY_INLINE void apply_masks(D d, const attention_args& args, std::size_t i, std:
 }
 
 // scores[r][0, columns) = scale · q_{row + r} · k_{first..} (the staged block) + the masks, masked
-// keys -inf; columns is a multiple of two vectors, at most the block. The attend and additive masks
-// and the keys past a row's causal limit or past lk are applied as the scores are stored, vector
-// operations; key padding, a value per key, after.
+// keys -inf; columns is a multiple of two vectors, at most the block. The attend and additive masks,
+// the keys past a row's causal limit or past lk and those before its sliding window are applied as
+// the scores are stored, vector operations; key padding, a value per key, after.
 template <std::size_t Rows, std::size_t Dk, std::size_t Dv, causality Causal>
 void block_scores(strided_rows<const float> q, std::size_t row, std::size_t first, std::size_t columns,
                   const attention_args& args, attention_scratch<Dk, Dv>& s) {
@@ -164,8 +164,11 @@ void block_scores(strided_rows<const float> q, std::size_t row, std::size_t firs
     constexpr float barred = -std::numeric_limits<float>::infinity();
     const auto masked = hn::Set(d, barred);
     const std::size_t block = s.block;
-    std::size_t visible[Rows];
-    for (std::size_t r = 0; r < Rows; ++r) visible[r] = visible_keys<Causal>(row + r, s.lq, s.lk);
+    std::size_t visible[Rows], lowest[Rows];
+    for (std::size_t r = 0; r < Rows; ++r) {
+        visible[r] = visible_keys<Causal>(row + r, s.lq, s.lk);
+        lowest[r] = first_visible_key(row + r, args.window);
+    }
     for (std::size_t c = 0; c < columns; c += 2 * lanes) {
         tile<Rows, decltype(d)> acc;
 #pragma GCC unroll 8
@@ -189,6 +192,11 @@ void block_scores(strided_rows<const float> q, std::size_t row, std::size_t firs
                 const auto limit = hn::Set(d, static_cast<float>(visible[r]));
                 s0 = hn::IfThenElse(hn::Lt(hn::Iota(d, static_cast<float>(key)), limit), s0, masked);
                 s1 = hn::IfThenElse(hn::Lt(hn::Iota(d, static_cast<float>(key + lanes)), limit), s1, masked);
+            }
+            if (lowest[r] > key) {  // keys [.., lowest) are before the window
+                const auto low = hn::Set(d, static_cast<float>(lowest[r]));
+                s0 = hn::IfThenElse(hn::Ge(hn::Iota(d, static_cast<float>(key)), low), s0, masked);
+                s1 = hn::IfThenElse(hn::Ge(hn::Iota(d, static_cast<float>(key + lanes)), low), s1, masked);
             }
             hn::Store(s0, d, &s.scores[r * kKeyBlock + c]);
             hn::Store(s1, d, &s.scores[r * kKeyBlock + c + lanes]);
@@ -264,12 +272,13 @@ void accumulate_values(const float* p, std::size_t keys, strided_rows<const floa
 // Rows queries from `row` (the tile's query t onwards) over the staged key block at `first`: their
 // scores, the online softmax step, and the weighted values added to their running outputs. Only
 // the keys some row may see are computed (none when the block is causally barred from all of them,
-// a part of it on the diagonal or at the end): the rest would add p = 0.
+// or all before their sliding window; a part of it on the diagonal or at the end): the rest would
+// add p = 0.
 template <std::size_t Rows, std::size_t Dk, std::size_t Dv, causality Causal>
 void query_block(strided_rows<const float> q, std::size_t row, std::size_t t, std::size_t first,
                  strided_rows<const float> values, const attention_args& args, attention_scratch<Dk, Dv>& s) {
     const std::size_t visible = visible_keys<Causal>(row + Rows - 1, s.lq, s.lk);  // the most any row sees
-    if (first >= visible) return;
+    if (first >= visible || first + s.block <= first_visible_key(row, args.window)) return;
     const std::size_t dv = s.dv_padded(), lanes = hn::Lanes(hn::ScalableTag<float>());
     const std::size_t keys = std::min(s.block, visible - first), columns = round_up(keys, 2 * lanes);
     float correction[Rows];
@@ -289,7 +298,7 @@ void query_block(strided_rows<const float> q, std::size_t row, std::size_t t, st
 template <causality Causal>
 float empty_row_value(const attention_args& args, std::size_t i, std::size_t lq, std::size_t lk) {
     constexpr float barred = -std::numeric_limits<float>::infinity();
-    for (std::size_t key = 0; key < visible_keys<Causal>(i, lq, lk); ++key) {
+    for (std::size_t key = first_visible_key(i, args.window); key < visible_keys<Causal>(i, lq, lk); ++key) {
         const bool masked = (args.key_attend && args.key_attend[key] == 0.0f) ||
                             (args.attend.data && args.attend.row(i)[key] == 0.0f) ||
                             (args.additive.data && args.additive.row(i)[key] == barred);
@@ -323,7 +332,8 @@ void attend_rows(strided_rows<const float> q, strided_rows<const float> k, strid
         std::fill_n(s.l, rows, 0.0f);
         std::fill_n(s.out, rows * dv, 0.0f);
         const std::size_t keys_end = visible_keys<Causal>(tile_end - 1, s.lq, s.lk);  // the most any row sees
-        for (std::size_t first = 0; first < keys_end; first += s.block) {
+        const std::size_t keys_begin = first_visible_key(tile, args.window);  // the least
+        for (std::size_t first = keys_begin - keys_begin % s.block; first < keys_end; first += s.block) {
             const strided_rows<const float> values = stage_block(k, v, first, s);
             for_tiles<kQueryRows>(tile, tile_end, [&]<std::size_t Rows>(std::size_t row) {
                 query_block<Rows, Dk, Dv, Causal>(q, row, row - tile, first, values, args, s);

@@ -4,7 +4,8 @@
 // transposed per step, and a block is one sequential read), then V [capacity, Dv padded]; a query
 // reads each cached key and value once, a matrix-vector product, memory-bound: it prefetches
 // kPrefetchBytes ahead, as the GEMMs do with a few rows (prefetch.hpp). Queries t = 0..n-1 of a
-// run are at positions past + t and see keys [0, past + t + 1), their own included.
+// run are at positions past + t and see keys [0, past + t + 1), their own included; in a sliding
+// window of W keys, only the last W of them (the others are neither read nor weighed).
 // Toggling include guard: this file is included once per target.
 #if defined(CTFORMER_KERNELS_CACHED_ATTENTION_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef CTFORMER_KERNELS_CACHED_ATTENTION_INL_H_
@@ -67,16 +68,18 @@ HWY_INLINE void prefetch_ahead(const float* p, std::size_t floats, const float* 
         if (static_cast<std::size_t>(end - p) > ahead + f) hwy::Prefetch(p + ahead + f);
 }
 
-// scores[0, keys) = scale · q·k_j for the cached keys, four vectors of keys per pass (four
-// independent FMA chains, within one block: kKeyBlock is a multiple of four vectors on every
-// target); keys past `visible` -inf. `scores` holds the cache's stride.
+// scores[begin, visible) = scale · q·k_j for the cached keys from `begin` (a multiple of four vectors),
+// four vectors of keys per pass (four independent FMA chains, within one block: kKeyBlock is a
+// multiple of four vectors on every target); keys before `lowest` or past `visible` -inf. `scores`
+// holds the cache's stride.
 template <std::size_t Dk, std::size_t Dv>
-void cached_scores(const float* q, const cached_head<Dk, Dv>& c, std::size_t visible, float scale, float* scores) {
+void cached_scores(const float* q, const cached_head<Dk, Dv>& c, std::size_t begin, std::size_t lowest, std::size_t visible,
+                   float scale, float* scores) {
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d), step = 4 * lanes;
     const auto barred = hn::Set(d, -std::numeric_limits<float>::infinity());
     const float* const end = c.keys_t + round_up(visible, kKeyBlock) * Dk;  // the blocks read
-    for (std::size_t j = 0; j < visible; j += step) {
+    for (std::size_t j = begin; j < visible; j += step) {
         auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
         const float* keys = c.keys_at(j);  // four vectors never cross a block
         for (std::size_t e = 0; e < Dk; ++e) {
@@ -88,25 +91,27 @@ void cached_scores(const float* q, const cached_head<Dk, Dv>& c, std::size_t vis
             a2 = hn::MulAdd(x, hn::LoadU(d, k + 2 * lanes), a2);
             a3 = hn::MulAdd(x, hn::LoadU(d, k + 3 * lanes), a3);
         }
-        const auto limit = hn::Set(d, static_cast<float>(visible));
+        const auto limit = hn::Set(d, static_cast<float>(visible)), low = hn::Set(d, static_cast<float>(lowest));
         const hn::Vec<decltype(d)> sums[4] = {a0, a1, a2, a3};
         for (std::size_t u = 0; u < 4; ++u) {
             const std::size_t key = j + u * lanes;
-            const auto in_reach = hn::Lt(hn::Iota(d, static_cast<float>(key)), limit);
+            const auto index = hn::Iota(d, static_cast<float>(key));
+            const auto in_reach = hn::And(hn::Ge(index, low), hn::Lt(index, limit));
             hn::StoreU(hn::IfThenElse(in_reach, hn::Mul(sums[u], hn::Set(d, scale)), barred), d, scores + key);
         }
     }
 }
 
-// scores[0, visible) become exp(score - max), whole vectors (the -inf past `visible` give 0); returns their sum.
-inline float exponentiate(float* scores, std::size_t visible) {
+// scores[begin, visible) become exp(score - max), whole vectors from `begin` (the -inf outside the
+// keys seen give 0); returns their sum.
+inline float exponentiate(float* scores, std::size_t begin, std::size_t visible) {
     const hn::ScalableTag<float> d;
     const std::size_t lanes = hn::Lanes(d), end = round_up(visible, lanes);
     auto most = hn::Set(d, -std::numeric_limits<float>::infinity());
-    for (std::size_t j = 0; j < end; j += lanes) most = hn::Max(most, hn::LoadU(d, scores + j));
+    for (std::size_t j = begin; j < end; j += lanes) most = hn::Max(most, hn::LoadU(d, scores + j));
     const auto max = hn::Set(d, hn::GetLane(hn::MaxOfLanes(d, most)));
     auto sum = hn::Zero(d);
-    for (std::size_t j = 0; j < end; j += lanes) {
+    for (std::size_t j = begin; j < end; j += lanes) {
         const auto p = exp_nonpositive(d, hn::Sub(hn::LoadU(d, scores + j), max));
         hn::StoreU(p, d, scores + j);
         sum = hn::Add(sum, p);
@@ -114,16 +119,17 @@ inline float exponentiate(float* scores, std::size_t visible) {
     return hn::GetLane(hn::SumOfLanes(d, sum));
 }
 
-// out[0, Dv) = Σ_j p_j · v_j / sum over the first `visible` cached values, every vector of the padded
-// row in its own accumulator.
+// out[0, Dv) = Σ_j p_j · v_j / sum over the cached values [lowest, visible), every vector of the
+// padded row in its own accumulator.
 template <std::size_t Dk, std::size_t Dv>
-void weighted_values(const float* p, float sum, const cached_head<Dk, Dv>& c, std::size_t visible, float* out) {
+void weighted_values(const float* p, float sum, const cached_head<Dk, Dv>& c, std::size_t lowest, std::size_t visible,
+                     float* out) {
     const hn::ScalableTag<float> d;
     constexpr std::size_t lanes = HWY_LANES(float), vectors = divide_up(Dv, lanes);  // x86: hn::Lanes(d)
     constexpr std::size_t width = cached_head<Dk, Dv>::dv_padded;
     hn::Vec<decltype(d)> acc[vectors];
     for (std::size_t u = 0; u < vectors; ++u) acc[u] = hn::Zero(d);
-    for (std::size_t j = 0; j < visible; ++j) {
+    for (std::size_t j = lowest; j < visible; ++j) {
         const auto weight = hn::Set(d, p[j]);
         const float* v = c.values + j * width;
         prefetch_ahead(v, width, c.values + visible * width);
@@ -136,14 +142,16 @@ void weighted_values(const float* p, float sum, const cached_head<Dk, Dv>& c, st
 }
 
 // out rows [0, n) for the n new queries at positions past.., over the cache (their keys appended
-// already). `scores` holds the cache's stride of floats.
+// already), each over its last `window` keys (0: all). `scores` holds the cache's stride of floats.
 template <std::size_t Dk, std::size_t Dv>
 void attend_cache(strided_rows<const float> q, std::size_t n, std::size_t past, const cached_head<Dk, Dv>& c,
-                  float scale, strided_rows<float> out, float* scores) {
+                  float scale, strided_rows<float> out, float* scores, std::size_t window = 0) {
+    const std::size_t step = 4 * hn::Lanes(hn::ScalableTag<float>());
     for (std::size_t t = 0; t < n; ++t) {
-        const std::size_t visible = past + t + 1;
-        cached_scores(q.row(t), c, visible, scale, scores);
-        weighted_values(scores, exponentiate(scores, visible), c, visible, out.row(t));
+        const std::size_t visible = past + t + 1, lowest = window && visible > window ? visible - window : 0;
+        const std::size_t begin = lowest - lowest % step;
+        cached_scores(q.row(t), c, begin, lowest, visible, scale, scores);
+        weighted_values(scores, exponentiate(scores, begin, visible), c, lowest, visible, out.row(t));
     }
 }
 

@@ -1,7 +1,7 @@
 // fuse_attention:  softmax(mask(scale(Q·Kᵀ))) · V → fused_attention(Q, K, V)
 // One kernel: scores, scale, mask and an online softmax (running max and sum, rescaled) over blocks
 // of keys, multiplied into V as they go; no [Lq, Lk] buffer. Masks it takes, at most one of each
-// kind, in any order: causal (either alignment), key padding, attend and additive (any shape that
+// kind, in any order: causal (either alignment, or a sliding window), key padding, attend and additive (any shape that
 // broadcasts to the scores), each applied as the scores are computed.
 #pragma once
 
@@ -36,6 +36,7 @@ struct attention_chain<E> {
     static constexpr attention_masks masks = [] {
         attention_masks m = inner::masks;
         if (kind == mask_kind::causal) m.causal = causality::top_left;
+        if (kind == mask_kind::causal) m.window = op_t<E>::window;
         if (kind == mask_kind::causal_bottom_right) m.causal = causality::bottom_right;
         if (kind == mask_kind::key_padding) m.key_padding = true;
         if (kind == mask_kind::attend) m.attend = true;

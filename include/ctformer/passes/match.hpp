@@ -65,8 +65,8 @@ template <rotary_spec S>
 struct is_rotary<rotary_op<S>> : std::true_type {};
 template <class Op>
 struct is_mask : std::false_type {};
-template <mask_kind Kind>
-struct is_mask<mask_op<Kind>> : std::true_type {};
+template <mask_kind Kind, int Window>
+struct is_mask<mask_op<Kind, Window>> : std::true_type {};
 }  // namespace detail
 
 template <class E>

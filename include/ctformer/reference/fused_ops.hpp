@@ -53,7 +53,7 @@ value attention_probabilities(const Kind& op, const dims_t& scores_dims, const v
     dims_t keys_t = k.dims;
     std::swap(keys_t[keys_t.size() - 1], keys_t[keys_t.size() - 2]);
     value s = apply(scale_op{op.scale}, scores_dims, apply(matmul_op{}, scores_dims, q, apply(transpose_op{}, keys_t, k)));
-    if constexpr (m.causal == causality::top_left) s = apply(mask_op<mask_kind::causal>{}, scores_dims, s);
+    if constexpr (m.causal == causality::top_left) s = apply(mask_op<mask_kind::causal, m.window>{}, scores_dims, s);
     if constexpr (m.causal == causality::bottom_right) s = apply(mask_op<mask_kind::causal_bottom_right>{}, scores_dims, s);
     std::size_t next = 0;
     if constexpr (m.key_padding) s = apply(mask_op<mask_kind::key_padding>{}, scores_dims, s, *masks[next++]);

@@ -141,9 +141,10 @@ inline value apply(softmax_op, const dims_t& out, const value& x) {
     return y;
 }
 
-// Scores [..., Lq, Lk]; a score whose key may not be attended becomes -inf.
-template <mask_kind Kind>
-value apply(mask_op<Kind>, const dims_t& out, const value& scores) {
+// Scores [..., Lq, Lk]; a score whose key may not be attended becomes -inf: past the causal limit,
+// or Window keys or more before it.
+template <mask_kind Kind, int Window>
+value apply(mask_op<Kind, Window>, const dims_t& out, const value& scores) {
     static_assert(Kind == mask_kind::causal || Kind == mask_kind::causal_bottom_right);
     const std::size_t lq = extent(out, 1), lk = extent(out);
     const std::size_t shift = Kind == mask_kind::causal_bottom_right && lk > lq ? lk - lq : 0;
@@ -152,7 +153,7 @@ value apply(mask_op<Kind>, const dims_t& out, const value& scores) {
     for (std::size_t base = 0; base < y.size(); base += lq * lk)
         for (std::size_t i = 0; i < lq; ++i)
             for (std::size_t j = 0; j < lk; ++j)
-                if (j + cut > i + shift) y[base + i * lk + j] = minus_infinity;
+                if (j + cut > i + shift || (Window && j + cut + Window <= i + shift)) y[base + i * lk + j] = minus_infinity;
     return y;
 }
 

@@ -38,6 +38,7 @@ struct hf_config {
     int num_key_value_heads = 0;
     double rope_theta = 10000.0;
     rope_scaling rope{};  // rope_scaling: none, linear, or llama3 (Llama 3.1 and 3.2)
+    int sliding_window = 0;  // Mistral's, where it is shorter than the positions (0: none)
     bool tie_word_embeddings = false, qkv_bias = false;
     std::vector<int> eos_token_ids;
     bool decoder = false;  // of the LLaMA family (hf_model_types says which types are)
@@ -54,7 +55,8 @@ struct hf_config {
                            (decoder ? "" : ", types " + std::to_string(type_vocab_size)) + ", " +
                            activation_name(hidden_act) + ", eps " + exact_text(norm_eps);
         if (decoder)
-            text += ", rope_theta " + exact_text(rope_theta) + rope_text() + (qkv_bias ? ", qkv biases" : "") +
+            text += ", rope_theta " + exact_text(rope_theta) + rope_text() +
+                    (sliding_window ? ", sliding_window " + std::to_string(sliding_window) : "") + (qkv_bias ? ", qkv biases" : "") +
                     (tie_word_embeddings ? ", head tied" : ", lm_head");
         return text;
     }
@@ -252,9 +254,10 @@ inline rope_scaling read_rope_scaling(const hf_config_reader& read) {
 // LlamaConfig's, Qwen2Config's and MistralConfig's fields besides the sizes. Their defaults agree
 // (rms_norm_eps 1e-6, rope_theta 10000, silu, untied) but for the KV heads (LLaMA's: as many as
 // the heads; Qwen2's 32; Mistral's 8) and Mistral's sliding window (4096 where the file gives none;
-// null: none). What ctformer does not build is refused: rotary scalings other than linear and
-// Llama 3.1's llama3 (YaRN, dynamic NTK), biases on o_proj or the MLP, a head_dim other than hidden_size / heads, and a
-// sliding window (a banded causal mask) shorter than the positions.
+// null: none; kept only where it is shorter than the positions, a banded causal mask). What
+// ctformer does not build is refused: rotary scalings other than linear and Llama 3.1's llama3
+// (YaRN, dynamic NTK), biases on o_proj or the MLP, a head_dim other than hidden_size / heads, and
+// Qwen2's sliding window (on the layers past max_window_layers only: the layers are one body).
 inline void read_llama_fields(const hf_config_reader& read, hf_config& c) {
     const int default_kv_heads = c.model_type == "qwen2" ? 32 : c.model_type == "mistral" ? 8 : c.num_attention_heads;
     c.num_key_value_heads = read.positive("num_key_value_heads", default_kv_heads);
@@ -275,11 +278,12 @@ inline void read_llama_fields(const hf_config_reader& read, hf_config& c) {
                                   std::to_string(c.hidden_size / c.num_attention_heads) + ")");
     const bool mistral = c.model_type == "mistral";
     if ((mistral || read.flag("use_sliding_window", false)) && (read.given("sliding_window") || (mistral && !read.find("sliding_window")))) {
-        const int window = read.integer("sliding_window", 4096);
-        if (window < c.max_position_embeddings)
-            read.fail("sliding_window", std::to_string(window) + (read.find("sliding_window") ? "" : " (MistralConfig's default)") +
-                                            " is shorter than max_position_embeddings " +
-                                            std::to_string(c.max_position_embeddings) + ": a banded causal mask is not supported");
+        const int window = read.positive("sliding_window", 4096);
+        if (window < c.max_position_embeddings && !mistral)
+            read.fail("sliding_window", std::to_string(window) + " is shorter than max_position_embeddings " +
+                                            std::to_string(c.max_position_embeddings) +
+                                            ": Qwen2's window on some layers only is not supported");
+        if (window < c.max_position_embeddings) c.sliding_window = window;
     }
 }
 }  // namespace detail

@@ -1,7 +1,8 @@
-// LLaMA and its family (Qwen2, Mistral without a sliding window), decoder-only, by Hugging Face's
+// LLaMA and its family (Qwen2, Mistral and its sliding window), decoder-only, by Hugging Face's
 // LlamaForCausalLM names:
 //   h₀      = model.embed_tokens[ids]
-//   layer i (model.layers.{i}.), pre-norm RMSNorm, causal, grouped-query attention, SiLU-gated MLP:
+//   layer i (model.layers.{i}.), pre-norm RMSNorm, causal (each query over its last sliding_window
+//   keys where there is one), grouped-query attention, SiLU-gated MLP:
 //     n = input_layernorm(x)
 //     x = x + self_attn.o_proj(attention(rotary(q_proj(n)), rotary(k_proj(n)), v_proj(n)))
 //     x = x + mlp.down_proj(silu(mlp.gate_proj(m)) · mlp.up_proj(m))      m = post_attention_layernorm(x)
@@ -36,6 +37,7 @@ struct llama_config {
     rope_scaling scaling{};   // rope_scaling: none, linear, or Llama 3.1's llama3 (core/kinds.hpp)
     bool tied = false;        // tie_word_embeddings: the LM head is model.embed_tokens
     bool qkv_bias = false;    // Qwen2: q_proj, k_proj and v_proj have biases
+    int sliding_window = 0;   // Mistral v0.1's: each query sees its last sliding_window keys (0: all before it)
 
     constexpr int d_head() const { return d_model / heads; }
     constexpr rotary_spec rotary() const {
@@ -66,13 +68,20 @@ auto llama_projection(X x) {
     else return linear(std::move(x), w);
 }
 
+// The causal mask, banded by C's sliding window where it has one.
+template <llama_config C>
+constexpr auto llama_mask() {
+    if constexpr (C.sliding_window != 0) return ctformer::sliding_window<C.sliding_window>;
+    else return causal;
+}
+
 template <llama_config C, operand N>
 auto llama_attention(N n) {
     constexpr int dh = C.d_head(), kv = llama_block<C>.key_value_heads();
     auto q = split_heads<C.heads>(rotary<llama_rotary<C>>(llama_projection<C, "self_attn.q_proj", C.heads * dh>(n)));
     auto k = grouped_heads<kv, C.heads>(rotary<llama_rotary<C>>(llama_projection<C, "self_attn.k_proj", kv * dh>(n)));
     auto v = grouped_heads<kv, C.heads>(llama_projection<C, "self_attn.v_proj", kv * dh>(n));
-    return linear(merge_heads(scaled_dot_product_attention(q, k, v, causal)),
+    return linear(merge_heads(scaled_dot_product_attention(q, k, v, llama_mask<C>())),
                   weight<"self_attn.o_proj.weight", C.d_model, C.heads * dh>());
 }
 

@@ -64,6 +64,7 @@ struct gemm_op {
 // attend (booleans) and additive (floats), both broadcast to the scores (dsl/ops/mask.hpp).
 struct attention_masks {
     causality causal = causality::none;
+    int window = 0;  // a causal mask's sliding window: each query sees its last `window` keys (0: all)
     bool key_padding = false, attend = false, additive = false;
 };
 
@@ -90,6 +91,7 @@ struct attention_kind {
     std::string detail() const {
         std::string text = "scale=" + number_text(scale);
         if (Masks.causal == causality::top_left) text += " causal";
+        if (Masks.window) text += " window=" + std::to_string(Masks.window);
         if (Masks.causal == causality::bottom_right) text += " causal_bottom_right";
         if (Masks.key_padding) text += " key_padding";
         if (Masks.attend) text += " attend";

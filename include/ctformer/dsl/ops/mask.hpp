@@ -2,6 +2,8 @@
 //
 //   mask(s, causal)               query i sees keys j <= i (top-left aligned, PyTorch's is_causal)
 //   mask(s, causal_bottom_right)  query i sees keys j <= i + (Lk - Lq) (aligned at the last key)
+//   mask(s, sliding_window<W>)    query i sees keys i - W < j <= i, the last W, its own included
+//                                 (a banded causal mask: Mistral's, as Hugging Face's masks count it)
 //   mask(s, attend(m))            m boolean, broadcast to s: its last extent Lk, the others s's
 //                                 trailing ones or 1 (numpy's rule); a batched m's batch is s's
 //                                 ([B, Lq, Lk] masks each sequence, for every head alike). So
@@ -25,15 +27,17 @@ namespace ctformer {
 
 enum class mask_kind { causal, causal_bottom_right, attend, key_padding, additive };
 
-template <mask_kind Kind>
+// Window: a causal mask's sliding window, the keys a query sees at most (0: every key up to its own).
+template <mask_kind Kind, int Window = 0>
 struct mask_op {
     static constexpr const char* name = "mask";
     static constexpr mask_kind kind = Kind;
+    static constexpr int window = Window;
     bool batch_first = false;  // a batched mask of fewer extents than the scores: its batch is theirs
-    static constexpr const char* detail() {
+    static std::string detail() {
         constexpr const char* names[] = {"causal", "causal_bottom_right", "attend", "key_padding",
                                          "additive"};
-        return names[static_cast<int>(Kind)];
+        return names[static_cast<int>(Kind)] + (Window ? " window=" + std::to_string(Window) : std::string());
     }
 };
 
@@ -61,11 +65,20 @@ inline constexpr bool mask_batch_first = shape_of_t<Mask>::batched && rank_of<Ma
 template <mask_kind Kind, operand... Operands>
 struct mask_spec {
     static constexpr mask_kind kind = Kind;
+    static constexpr int window = 0;
     std::tuple<Operands...> operands;
 };
 
 inline constexpr mask_spec<mask_kind::causal> causal{};
 inline constexpr mask_spec<mask_kind::causal_bottom_right> causal_bottom_right{};
+
+// The causal mask of a sliding window of W keys.
+template <int W>
+struct sliding_window_spec : mask_spec<mask_kind::causal> {
+    static constexpr int window = W;
+};
+template <int W>
+inline constexpr sliding_window_spec<W> sliding_window{};
 
 template <operand M>
 constexpr mask_spec<mask_kind::attend, M> attend(M m) {
@@ -85,6 +98,8 @@ template <class T>
 struct is_mask_spec : std::false_type {};
 template <mask_kind K, class... O>
 struct is_mask_spec<mask_spec<K, O...>> : std::true_type {};
+template <int W>
+struct is_mask_spec<sliding_window_spec<W>> : std::true_type {};
 }  // namespace detail
 
 template <class T>
@@ -99,6 +114,12 @@ template <shape_type Scores, mask_kind Kind>
 struct mask_rule<mask_spec<Kind>, Scores> {
     using failure = first_failure_t<
         check<(Scores::rank >= 2), CTF_CAUSAL_MASK_NEEDS_RANK_2_OR_MORE<scores_is<Scores>>>>;
+};
+
+template <shape_type Scores, int W>
+struct mask_rule<sliding_window_spec<W>, Scores> {
+    using failure = first_failure_t<check<(W >= 1), CTF_SLIDING_WINDOW_MUST_BE_POSITIVE<window_is<W>>>,
+                                    mask_rule<mask_spec<mask_kind::causal>, Scores>>;
 };
 
 template <shape_type Scores, operand M>
@@ -156,7 +177,7 @@ template <operand S, mask_descriptor Spec>
 auto mask(S scores, Spec spec) {
     auto masked = [](auto s, auto... m) {
         const bool batch_first = (mask_batch_first<decltype(m), shape_of_t<S>> || ...);
-        return make_node<shape_of_t<S>>(mask_op<Spec::kind>{batch_first}, std::move(s), std::move(m)...);
+        return make_node<shape_of_t<S>>(mask_op<Spec::kind, Spec::window>{batch_first}, std::move(s), std::move(m)...);
     };
     return std::apply([&](auto... m) { return combine(masked, std::move(scores), std::move(m)...); },
                       std::move(spec.operands));

@@ -30,11 +30,22 @@ HWY_BEFORE_NAMESPACE();
 namespace ctformer::plan::HWY_NAMESPACE {
 namespace kt = ctformer::kernels::HWY_NAMESPACE;
 
-// Causal attention visits only the keys each query may see.
+// Causal attention visits only the keys each query may see (in a sliding window, its last `window`).
 template <causality Causal>
-constexpr std::size_t visible_pairs(std::size_t lq, std::size_t lk) {
+constexpr std::size_t visible_pairs(std::size_t lq, std::size_t lk, std::size_t window) {
     std::size_t pairs = 0;
-    for (std::size_t i = 0; i < lq; ++i) pairs += kernels::visible_keys<Causal>(i, lq, lk);
+    for (std::size_t i = 0; i < lq; ++i) {
+        const std::size_t end = kernels::visible_keys<Causal>(i, lq, lk), first = kernels::first_visible_key(i, window);
+        pairs += end > first ? end - first : 0;
+    }
+    return pairs;
+}
+
+// The keys lq queries from `position` on see over a cache: position + 1, position + 2, ..., each at
+// most `window` (0: no limit).
+constexpr std::size_t cached_pairs(std::size_t lq, std::size_t position, std::size_t window) {
+    std::size_t pairs = 0;
+    for (std::size_t t = 0; t < lq; ++t) pairs += window ? std::min(position + t + 1, window) : position + t + 1;
     return pairs;
 }
 
@@ -46,6 +57,7 @@ struct attention_common {
     using K = operand_t<A, operand_role::key>;
     static_assert(batch_outside_matrices<true, A, K>::value);
     static constexpr bool key_padding = op_t<A>::key_padding;
+    static constexpr std::size_t window = op_t<A>::masks.window;
     static constexpr std::size_t dk = last(extents_of<K>);
     using scratch_type = kt::attention_scratch<dk, Dv>;
 
@@ -155,7 +167,7 @@ struct attention_common {
             const std::size_t first = item % chunks * chunk_rows, queries = ragged ? ragged->length(seq) : q_len;
             if (first >= queries || (ragged && ragged->starts[seq] > 0)) return;
             const float* keys = !padding ? nullptr : ragged ? padding + ragged->offsets[seq] : padding + i / per_sequence * k_len;
-            const kernels::attention_args args{scale, keys, attend.at(i), additive.at(i)};
+            const kernels::attention_args args{scale, keys, attend.at(i), additive.at(i), window};
             scratch_type scratch(a.scratch[thread], queries, ragged ? queries : k_len);
             f(i, ragged ? ragged->offsets[seq] : 0, first, std::min(queries, first + chunk_rows), scratch, args);
         });
@@ -187,8 +199,8 @@ struct attention_step : attention_common<E, last(extents_of<heads_node_t<E>>)> {
     static double flops(const extent_values& at) {
         const std::size_t lq = base::lq(at);
         const double instances = double(elements<shape_of_t<A>>(at)) / double(lq * dv);
-        const double pairs = cached && at.position ? double(lq * at.position + lq * (lq + 1) / 2)
-                                                   : double(visible_pairs<causal>(lq, base::lk(at)));
+        const double pairs = cached && at.position ? double(cached_pairs(lq, at.position, base::window))
+                                                   : double(visible_pairs<causal>(lq, base::lk(at), base::window));
         return instances * 2.0 * pairs * (dk + dv);
     }
 
@@ -216,9 +228,10 @@ struct attention_step : attention_common<E, last(extents_of<heads_node_t<E>>)> {
     static std::size_t cache_floats(std::size_t capacity) {
         return heads_per_sequence() / group * head_cache::floats(capacity);
     }
-    // What the query heads of a sequence read from memory: each group's keys and values once.
+    // What the query heads of a sequence read from memory: each group's keys and values once (in a
+    // sliding window, its last `window` positions').
     static std::size_t cache_floats_read(std::size_t visible) {
-        return heads_per_sequence() / group * head_cache::floats_read(visible);
+        return heads_per_sequence() / group * head_cache::floats_read(base::window ? std::min(visible, base::window) : visible);
     }
 
     static void launch(const step& s, const launch_args& a) {
@@ -269,7 +282,7 @@ struct attention_step : attention_common<E, last(extents_of<heads_node_t<E>>)> {
             const rows r = rows_of(item / heads, item % heads);
             if (r.past > 0)
                 kt::attend_cache(q.at(r.instance).from(r.first), r.count, r.past, r.cache, scale, out.at(r.instance).from(r.first),
-                                 reinterpret_cast<float*>(a.scratch[thread]));
+                                 reinterpret_cast<float*>(a.scratch[thread]), base::window);
         });
         return past_every_first;
     }
@@ -288,7 +301,7 @@ struct probabilities_step : attention_common<E, 0> {
     static double flops(const extent_values& at) {
         const std::size_t lq = base::lq(at), lk = base::lk(at);
         const double instances = double(elements<shape_of_t<E>>(at)) / double(lq * lk);
-        return instances * 2.0 * double(visible_pairs<causal>(lq, lk) * dk);
+        return instances * 2.0 * double(visible_pairs<causal>(lq, lk, base::window) * dk);
     }
 
     static void launch(const step& s, const launch_args& a) {

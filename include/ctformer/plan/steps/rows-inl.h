@@ -210,13 +210,15 @@ struct softmax_step {
 };
 
 // mask(scores, ...) where no attention step took it: the scores copied, then each row of Lk masked
-// (dsl/ops/mask.hpp): causal bars the keys after the row's last visible one, attend and key padding
+// (dsl/ops/mask.hpp): causal bars the keys after the row's last visible one (and, in a sliding
+// window, those `window` keys or more before it), attend and key padding
 // bar the keys their boolean row says not to attend, additive adds its row.
 template <class E>
     requires is_mask<E>
 struct mask_step {
     static constexpr mask_kind kind = op_t<E>::kind;
     static constexpr bool causal = kind == mask_kind::causal || kind == mask_kind::causal_bottom_right;
+    static constexpr std::size_t window = op_t<E>::window;
     static_assert(batch_outside_matrices<causal, E>::value);
 
     static std::string kernel() { return "mask"; }
@@ -259,7 +261,12 @@ struct mask_step {
         if (const float* scores = a.read("scores"); a.out != scores) std::copy_n(scores, n, a.out);
         if constexpr (causal) {
             for_row_blocks(n / lk, a.threads, [&](std::size_t first, std::size_t count) {
-                for (std::size_t r = first; r < first + count; ++r) kt::bar_from(lk, visible(r, lq, lk), a.out + r * lk);
+                for (std::size_t r = first; r < first + count; ++r) {
+                    const std::size_t end = visible(r, lq, lk);  // the causal limit, before lk cuts it
+                    kt::bar_from(lk, end, a.out + r * lk);
+                    if (window && end > window)
+                        std::fill_n(a.out + r * lk, std::min(end - window, lk), -std::numeric_limits<float>::infinity());
+                }
             });
         } else {
             const auto row = mask_rows(*static_cast<const E*>(s.node), a);
