@@ -2,7 +2,9 @@
 // of mask, the seeds' MHA written op by op against nn::multi_head_attention, and the S3 encoder
 // layer (BERT-base: B=1, L=512, 768 wide, 12 heads, d_ff=3072) with relu, gelu and gelu_tanh, so
 // the GELU epilogue's cost is the difference; and GELU alone over that layer's hidden values
-// [512, 3072], the vector kernel against the scalar std::erf per element the epilogue used to call. One thread; built for CTFORMER_ARCH_FLAGS (mask_bench)
+// [512, 3072], the vector kernel against the scalar std::erf per element the epilogue used to call;
+// and one sequence of 2048 tokens (512 wide, 8 heads) causal, then in sliding windows of 512 and 128
+// keys (Mistral's mask), whose key blocks before every query's window are skipped. One thread; built for CTFORMER_ARCH_FLAGS (mask_bench)
 // and for -march=native (mask_bench_native), beside the FMA peak of the same target.
 #include <ctformer/compile.hpp>
 #include <ctformer/ctformer.hpp>
@@ -67,6 +69,14 @@ void s3_layer(benchmark::State& state) {
     run_model(state, ctf::nn::encoder_layer<bert>(ctf::input<"x", ctf::batch, 512, 768>()), 1);
 }
 
+template <class... Masks>
+void long_mha(benchmark::State& state, Masks... masks) {
+    run_model(state, ctf::nn::multi_head_attention<s2>(ctf::input<"x", ctf::batch, 2048, 512>(), masks...), 1);
+}
+void long_causal(benchmark::State& state) { long_mha(state, ctf::causal); }
+template <int W>
+void long_window(benchmark::State& state) { long_mha(state, ctf::sliding_window<W>); }
+
 auto hidden = ctf::input<"h", ctf::batch, 512, 3072>();
 void gelu_vector(benchmark::State& state) { run_model(state, ctf::gelu(hidden), 1); }
 void gelu_scalar_erf(benchmark::State& state) {
@@ -86,6 +96,9 @@ BENCHMARK(attend_bll)->Name("mask/S2/attend[B,L,L]")->UseRealTime();
 BENCHMARK(additive_ll)->Name("mask/S2/additive[L,L]")->UseRealTime();
 BENCHMARK(additive_bhll)->Name("mask/S2/additive[B,h,L,L]")->UseRealTime();
 BENCHMARK(op_by_op)->Name("mask/S2/attend[L,L] op by op")->UseRealTime();
+BENCHMARK(long_causal)->Name("mask/L=2048/causal")->UseRealTime();
+BENCHMARK(long_window<512>)->Name("mask/L=2048/sliding_window<512>")->UseRealTime();
+BENCHMARK(long_window<128>)->Name("mask/L=2048/sliding_window<128>")->UseRealTime();
 BENCHMARK(s3_layer<ctf::activation::relu>)->Name("layer/S3/relu")->UseRealTime();
 BENCHMARK(s3_layer<ctf::activation::gelu>)->Name("layer/S3/gelu")->UseRealTime();
 BENCHMARK(s3_layer<ctf::activation::gelu_tanh>)->Name("layer/S3/gelu_tanh")->UseRealTime();
