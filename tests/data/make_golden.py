@@ -482,7 +482,8 @@ def llama_cases(out):
     in double precision from the float32 weights (the rotary angles rounded to float32 as Hugging Face's
     are), then the same with every GEMM weight rounded to bf16 (bf16_expected*): q/k/v/o, gate/up/down
     and the head, not the embeddings. llama_2_layers also holds its scaled inverse frequencies
-    (inverse_frequencies), and prints how far its logits are from the same model's without scaling."""
+    (inverse_frequencies) and Llama 3.2 1B's (llama_3_2_inverse_frequencies), and prints how far its
+    logits are from the same model's without scaling."""
     base = dict(vocabulary=61, d=32, heads=4, d_ff=48, layers=2, eps=1e-5)
     llama3 = dict(rope_type="llama3", factor=32.0, low_freq_factor=1.0, high_freq_factor=4.0,
                   original_max_position_embeddings=256)
@@ -506,6 +507,9 @@ def llama_cases(out):
             print(name, "without its sliding window: logits differ by", float((unbanded(ids) - tensors["expected"]).abs().max()))
         if c["rope_scaling"]:
             tensors["inverse_frequencies"] = inverse_frequencies(c["d"] // c["heads"], c["theta"], c["rope_scaling"])
+            # Llama 3.2 1B's own: heads of 64, θ 500000, the original 8192 positions
+            tensors["llama_3_2_inverse_frequencies"] = inverse_frequencies(
+                64, 500000.0, dict(c["rope_scaling"], original_max_position_embeddings=8192))
             unscaled = copy.deepcopy(model)
             for layer in unscaled.model.layers:
                 layer.c = dict(c, rope_scaling=None)

@@ -74,6 +74,17 @@ TEST(GeneratedLlama, RotaryFrequenciesAreHuggingFacesLlama3) {
     for (std::size_t i : {2, 3}) EXPECT_EQ(scaled.frequency(i), plain.frequency(i) / 32.0f) << "pair " << i;
 }
 
+// Llama 3.2 1B's config.json (heads of 64, θ 500000, 8192 original positions): its 32 frequencies,
+// 3 of them mixed, PyTorch's to the bit (the mixing's products rounded before they are summed, as
+// PyTorch's are, never fused into one multiply-add).
+TEST(GeneratedLlama, Llama32FrequenciesArePyTorchs) {
+    const ctf::hf_config c = ctf::read_hf_config(std::string(CTFORMER_HF_DIR) + "/config_cases/llama-3.2-1b.json");
+    const ctf::rotary_spec spec{.head_dim = c.hidden_size / c.num_attention_heads, .theta = c.rope_theta, .scaling = c.rope};
+    const std::vector<float> want = ctf::safetensors_file(golden_path).tensors().at("llama_3_2_inverse_frequencies").data;
+    ASSERT_EQ(want.size(), 32u);
+    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_EQ(spec.frequency(i), want[i]) << "pair " << i;
+}
+
 // generate(): greedy is PyTorch's greedy; a stop id ends the sequence, kept; a seeded sampling draws
 // the same tokens on every target; prompts of different lengths generated together, and decoded
 // together each at its own position, give each what it gives alone.

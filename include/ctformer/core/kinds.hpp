@@ -47,7 +47,9 @@ enum class rotary_pairing { half, interleaved };
 // whose wavelength 2π/f is shorter than original_positions / high_freq_factor keeps f, one longer than
 // original_positions / low_freq_factor takes f / factor, and those between a mix of the two, smooth
 // in original_positions / wavelength. Computed in fp32 step by step as Hugging Face's
-// _compute_llama3_parameters, so the angles are PyTorch's to the bit.
+// _compute_llama3_parameters, each product rounded before it is added (never one fused
+// multiply-add, which the compiler may make of a*b + c where the target has FMA), so the
+// frequencies are PyTorch's to the bit on every target.
 enum class rope_type { none, linear, llama3 };
 
 struct rope_scaling {
@@ -61,12 +63,18 @@ struct rope_scaling {
         if (type == rope_type::none) return f;
         const float by = static_cast<float>(factor);
         if (type == rope_type::linear) return f / by;
-        const float wavelength = (1.0f / f) * static_cast<float>(2 * std::numbers::pi);
+        // a · b rounded to fp32 before anything is added to it: a volatile the compiler must store, so
+        // that it cannot fuse the product and the sum into one FMA (a cast to double and back it can)
+        const auto times = [](float a, float b) {
+            const volatile float product = a * b;
+            return float{product};
+        };
+        const float wavelength = times(1.0f / f, static_cast<float>(2 * std::numbers::pi));
         if (wavelength < static_cast<float>(original_positions / high_freq_factor)) return f;
         if (wavelength > static_cast<float>(original_positions / low_freq_factor)) return f / by;
-        const float smooth = ((1.0f / wavelength) * static_cast<float>(original_positions) - static_cast<float>(low_freq_factor)) /
+        const float smooth = (times(1.0f / wavelength, static_cast<float>(original_positions)) - static_cast<float>(low_freq_factor)) /
                              static_cast<float>(high_freq_factor - low_freq_factor);
-        return (1.0f - smooth) * f / by + smooth * f;
+        return times(1.0f - smooth, f) / by + times(smooth, f);
     }
 };
 

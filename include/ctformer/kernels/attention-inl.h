@@ -358,7 +358,8 @@ void attention(const float* q, const float* k, const float* v, float* out, const
 
 // The need_weights path: probability rows [row_begin, row_end) of softmax(mask(scale · q·kᵀ)), written
 // to out [lq, lk]: the scores of each staged key block go straight to out (-inf, without a product,
-// for blocks no row of a pass may see), then each row's softmax.
+// for blocks no row of a pass may see: past their causal limits or before their sliding windows),
+// then each row's softmax.
 template <std::size_t Dk, causality Causal = causality::none>
 void probability_rows(strided_rows<const float> q, strided_rows<const float> k, std::size_t row_begin,
                       std::size_t row_end, strided_rows<float> out, const attention_args& args,
@@ -367,9 +368,13 @@ void probability_rows(strided_rows<const float> q, strided_rows<const float> k, 
         const std::size_t tile_end = std::min(row_end, tile + kQueryTile);
         for (std::size_t first = 0; first < s.lk; first += s.block) {
             const std::size_t count = std::min(s.block, s.lk - first);
-            if (first < visible_keys<Causal>(tile_end - 1, s.lq, s.lk)) stage_keys(k, first, s);
+            // whether rows [from, to) may see a key of this block
+            const auto seen = [&](std::size_t from, std::size_t to) {
+                return first < visible_keys<Causal>(to - 1, s.lq, s.lk) && first + count > first_visible_key(from, args.window);
+            };
+            if (seen(tile, tile_end)) stage_keys(k, first, s);
             for_tiles<kQueryRows>(tile, tile_end, [&]<std::size_t Rows>(std::size_t row) {
-                if (first < visible_keys<Causal>(row + Rows - 1, s.lq, s.lk)) {
+                if (seen(row, row + Rows)) {
                     block_scores<Rows, Dk, 0, Causal>(q, row, first, s.block, args, s);
                     for (std::size_t r = 0; r < Rows; ++r)
                         std::copy_n(&s.scores[r * kKeyBlock], count, out.row(row + r) + first);
