@@ -40,16 +40,22 @@ void expect_swap_fails(Model& model, const std::string& a, const std::string& b)
     EXPECT_FALSE(test::compare(logits, golden.at("expected"), test::against_pytorch).ok()) << a << " and " << b;
 }
 
-// fp32, then with every GEMM weight in bf16 (against the same model with those weights rounded to
-// bf16 in the file: the tolerance stays fp32's).
-void TestQwen2AgainstPyTorch() {
-    auto model = rt::compile(nn::llama<tiny_qwen2>(id_input<"input_ids", batch, upto<24>>()));
-    const safetensors_file file(golden_path);
-    const tensor_map golden = load_state_dict(golden_path);
-    model.bind(golden, {.strict = false});
-    test::expect_pytorch_generation(model, file, golden, "");
+// The golden file at `path` against the model, fp32, then with every GEMM weight in bf16 (against the
+// same model with those weights rounded to bf16 in the file: the tolerance stays fp32's); the model
+// is left bound to its fp32 weights.
+template <class Model>
+void expect_against_pytorch(Model& model, const std::string& path) {
+    const safetensors_file file(path);
+    const tensor_map golden = load_state_dict(path);
     model.bind(golden, {.strict = false, .gemm_weights = kernels::weight_format::bf16});
     test::expect_pytorch_generation(model, file, golden, "bf16_");
+    model.bind(golden, {.strict = false});
+    test::expect_pytorch_generation(model, file, golden, "");
+}
+
+void TestQwen2AgainstPyTorch() {
+    auto model = rt::compile(nn::llama<tiny_qwen2>(id_input<"input_ids", batch, upto<24>>()));
+    expect_against_pytorch(model, golden_path);
     expect_swap_fails(model, "model.layers.1.self_attn.q_proj.bias", "model.layers.0.self_attn.q_proj.bias");
     expect_swap_fails(model, "model.layers.0.self_attn.q_proj.bias", "model.layers.0.self_attn.k_proj.bias");
     expect_swap_fails(model, "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight");
@@ -71,16 +77,9 @@ void TestQwen2DecodesSequencesAtTheirOwnPositions() {
 // (without the window the golden logits move by 0.67), by the flash kernel, over the cache, and packed
 // with prompts of different lengths.
 void TestMistralSlidingWindowAgainstPyTorch() {
-    const std::string path = std::string(CTFORMER_GOLDEN_DIR) + "/mistral_2_layers.safetensors";
     auto model = rt::compile(nn::llama<tiny_mistral>(id_input<"input_ids", batch, upto<24>>()));
     EXPECT_NE(model.explain().find("causal window=3"), std::string::npos) << model.explain();
-    const safetensors_file file(path);
-    const tensor_map golden = load_state_dict(path);
-    model.bind(golden, {.strict = false});
-    test::expect_pytorch_generation(model, file, golden, "");
-    model.bind(golden, {.strict = false, .gemm_weights = kernels::weight_format::bf16});
-    test::expect_pytorch_generation(model, file, golden, "bf16_");
-    model.bind(golden, {.strict = false});
+    expect_against_pytorch(model, std::string(CTFORMER_GOLDEN_DIR) + "/mistral_2_layers.safetensors");
     auto together = model.start_decoding(3), alone = model.start_decoding(1);
     test::expect_decoding_together_as_alone(together, alone, tiny_mistral.vocabulary);
 }

@@ -148,7 +148,7 @@ void attend_cache(strided_rows<const float> q, std::size_t n, std::size_t past, 
                   float scale, strided_rows<float> out, float* scores, std::size_t window = 0) {
     const std::size_t step = 4 * hn::Lanes(hn::ScalableTag<float>());
     for (std::size_t t = 0; t < n; ++t) {
-        const std::size_t visible = past + t + 1, lowest = window && visible > window ? visible - window : 0;
+        const std::size_t visible = past + t + 1, lowest = first_visible_key(past + t, window);
         const std::size_t begin = lowest - lowest % step;
         cached_scores(q.row(t), c, begin, lowest, visible, scale, scores);
         weighted_values(scores, exponentiate(scores, begin, visible), c, lowest, visible, out.row(t));

@@ -26,6 +26,7 @@
 #include "../../dsl/ops/pooling.hpp"
 #include "../../dsl/ops/rotary.hpp"
 #include "../../dsl/ops/softmax.hpp"
+#include "../../kernels/attention.hpp"
 #include "../../kernels/elementwise-inl.h"
 #include "../../kernels/rotary-inl.h"
 #include "../../kernels/rows-inl.h"
@@ -262,10 +263,10 @@ struct mask_step {
         if constexpr (causal) {
             for_row_blocks(n / lk, a.threads, [&](std::size_t first, std::size_t count) {
                 for (std::size_t r = first; r < first + count; ++r) {
-                    const std::size_t end = visible(r, lq, lk);  // the causal limit, before lk cuts it
-                    kt::bar_from(lk, end, a.out + r * lk);
-                    if (window && end > window)
-                        std::fill_n(a.out + r * lk, std::min(end - window, lk), -std::numeric_limits<float>::infinity());
+                    kt::bar_from(lk, visible(r, lq, lk), a.out + r * lk);
+                    // a window is top-left causal: row r's query is r % lq
+                    std::fill_n(a.out + r * lk, std::min(kernels::first_visible_key(r % lq, window), lk),
+                                -std::numeric_limits<float>::infinity());
                 }
             });
         } else {
