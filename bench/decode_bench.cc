@@ -21,17 +21,17 @@ constexpr std::size_t prompt = 256, generated = 64;
 auto graph() { return ctf::nn::gpt2<gpt2_small>(ctf::id_input<"input_ids", ctf::batch, ctf::upto<1024>>()); }
 using model_type = decltype(ctf::compile(graph()));
 
-std::unique_ptr<model_type> bound(ctf::weight_format format) {
+std::unique_ptr<model_type> bound(ctf::precision format) {
     auto compiled = std::make_unique<model_type>(ctf::compile(graph()));
-    compiled->bind(ctf::reference::random_inputs(compiled->graph(), {1, {prompt}}), {.strict = false, .gemm_weights = format});
+    compiled->bind(ctf::reference::random_inputs(compiled->graph(), {1, {prompt}}), {.strict = false, .precision = format});
     return compiled;
 }
 
 // The same random weights, the GEMMs' W kept in `format`.
-const model_type& model(ctf::weight_format format = ctf::weight_format::fp32) {
-    static const std::unique_ptr<model_type> fp32 = bound(ctf::weight_format::fp32);
-    if (format == ctf::weight_format::fp32) return *fp32;
-    static const std::unique_ptr<model_type> bf16 = bound(ctf::weight_format::bf16);
+const model_type& model(ctf::precision format = ctf::precision::fp32) {
+    static const std::unique_ptr<model_type> fp32 = bound(ctf::precision::fp32);
+    if (format == ctf::precision::fp32) return *fp32;
+    static const std::unique_ptr<model_type> bf16 = bound(ctf::precision::bf16);
     return *bf16;
 }
 
@@ -41,7 +41,7 @@ ctf::id_tensor ids(std::size_t batch, std::size_t length, unsigned seed) {
 
 void prefill(benchmark::State& state) { bench::prefill_runs(state, model(), ids(1, prompt, 1)); }
 
-template <ctf::weight_format format>
+template <ctf::precision format>
 void decode(benchmark::State& state) {
     bench::decode_steps(state, model(format), format, ids(static_cast<std::size_t>(state.range(0)), prompt, 2), generated);
 }
@@ -49,7 +49,7 @@ void decode(benchmark::State& state) {
 
 BENCHMARK(bench::HWY_NAMESPACE::read_bandwidth)->Name("peak/read_bandwidth/threads:1")->Iterations(8)->UseRealTime();
 BENCHMARK(prefill)->Name("ctformer/gpt2_small/prefill256")->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime();
-BENCHMARK(decode<ctf::weight_format::fp32>)->Name("ctformer/gpt2_small/decode64_after256")->ArgName("batch")->Arg(1)->Arg(8)->Iterations(2)->UseRealTime();
-BENCHMARK(decode<ctf::weight_format::bf16>)->Name("ctformer/gpt2_small_bf16/decode64_after256")->ArgName("batch")->Arg(1)->Arg(8)->Iterations(2)->UseRealTime();
+BENCHMARK(decode<ctf::precision::fp32>)->Name("ctformer/gpt2_small/decode64_after256")->ArgName("batch")->Arg(1)->Arg(8)->Iterations(2)->UseRealTime();
+BENCHMARK(decode<ctf::precision::bf16>)->Name("ctformer/gpt2_small_bf16/decode64_after256")->ArgName("batch")->Arg(1)->Arg(8)->Iterations(2)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -34,7 +34,7 @@ void prefill_runs(benchmark::State& state, const Model& model, const ctf::id_ten
 }
 
 template <class Model>
-void decode_steps(benchmark::State& state, const Model& model, ctf::weight_format format, const ctf::id_tensor& prompt,
+void decode_steps(benchmark::State& state, const Model& model, ctf::precision format, const ctf::id_tensor& prompt,
                   std::size_t generated) {
     const std::size_t batch = prompt.dims[0];
     const ctf::run_options options{.threads = 1};

@@ -19,7 +19,7 @@ namespace kt = ctformer::kernels::HWY_NAMESPACE;
 
 #include "peak.hpp"
 
-template <std::size_t N, std::size_t K, std::size_t m = 1024, auto format = ctformer::kernels::weight_format::fp32,
+template <std::size_t N, std::size_t K, std::size_t m = 1024, auto format = ctformer::kernels::precision::fp32,
           ctformer::activation act = ctformer::activation::none>
 static void gemm(benchmark::State& state) {
     std::mt19937 rng(1);
@@ -42,23 +42,23 @@ BENCHMARK(gemm<2304, 768, 512>)->Name("ctformer/gemm/M512_N2304_K768/threads:1")
 BENCHMARK(gemm<3072, 768, 512>)->Name("ctformer/gemm/M512_N3072_K768/threads:1");
 // FFN1 with BERT's gelu, the costliest epilogue, applied to a panel's rows of C after their last K
 // block (finish_panel).
-BENCHMARK(gemm<3072, 768, 512, ctformer::kernels::weight_format::fp32, ctformer::activation::gelu>)
+BENCHMARK(gemm<3072, 768, 512, ctformer::kernels::precision::fp32, ctformer::activation::gelu>)
     ->Name("ctformer/gemm_gelu/M512_N3072_K768/threads:1");
-BENCHMARK(gemm<3072, 768, 1, ctformer::kernels::weight_format::fp32, ctformer::activation::gelu>)
+BENCHMARK(gemm<3072, 768, 1, ctformer::kernels::precision::fp32, ctformer::activation::gelu>)
     ->Name("ctformer/gemm_gelu/M1_N3072_K768/threads:1");
 BENCHMARK(gemm<768, 3072, 512>)->Name("ctformer/gemm/M512_N768_K3072/threads:1");
 // S1's 20 tokens: few rows per weight, whose 4 MB come from L3 on every call.
 BENCHMARK(gemm<2048, 512, 20>)->Name("ctformer/gemm/M20_N2048_K512/threads:1");
-BENCHMARK(gemm<2048, 512, 1024, ctformer::kernels::weight_format::bf16>)->Name("ctformer/gemm_bf16/M1024_N2048_K512/threads:1");
+BENCHMARK(gemm<2048, 512, 1024, ctformer::kernels::precision::bf16>)->Name("ctformer/gemm_bf16/M1024_N2048_K512/threads:1");
 // Decoding's GEMV: GPT-2's FFN1 for one token, W (9.4 MB fp32) from memory on every call.
 BENCHMARK(gemm<3072, 768, 1>)->Name("ctformer/gemm/M1_N3072_K768/threads:1");
-BENCHMARK(gemm<3072, 768, 1, ctformer::kernels::weight_format::bf16>)->Name("ctformer/gemm_bf16/M1_N3072_K768/threads:1");
+BENCHMARK(gemm<3072, 768, 1, ctformer::kernels::precision::bf16>)->Name("ctformer/gemm_bf16/M1_N3072_K768/threads:1");
 
 // LLaMA's gate and up projections at TinyLlama's widths (d_model 2048, d_ff 5632): one gated GEMM,
 // silu(gate) · up in its epilogue (kernels/gemm.hpp), against the two GEMMs (silu in the gate's
 // epilogue) and the product apart. Prefill's 512 tokens in fp32, and decoding's one token with bf16
 // weights (46 MB from memory a call: the counter "GB/s" is W's bytes read).
-template <std::size_t F, std::size_t K, std::size_t m, bool Fused, auto format = ctformer::kernels::weight_format::fp32>
+template <std::size_t F, std::size_t K, std::size_t m, bool Fused, auto format = ctformer::kernels::precision::fp32>
 static void gate_up(benchmark::State& state) {
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
@@ -85,9 +85,9 @@ static void gate_up(benchmark::State& state) {
 }
 BENCHMARK(gate_up<5632, 2048, 512, true>)->Name("ctformer/gated_gemm/M512_F5632_K2048/threads:1");
 BENCHMARK(gate_up<5632, 2048, 512, false>)->Name("unfused/gated_gemm/M512_F5632_K2048/threads:1");
-BENCHMARK(gate_up<5632, 2048, 1, true, ctformer::kernels::weight_format::bf16>)
+BENCHMARK(gate_up<5632, 2048, 1, true, ctformer::kernels::precision::bf16>)
     ->Name("ctformer/gated_gemm_bf16/M1_F5632_K2048/threads:1");
-BENCHMARK(gate_up<5632, 2048, 1, false, ctformer::kernels::weight_format::bf16>)
+BENCHMARK(gate_up<5632, 2048, 1, false, ctformer::kernels::precision::bf16>)
     ->Name("unfused/gated_gemm_bf16/M1_F5632_K2048/threads:1");
 
 // TinyLlama's Q/K/V projection for 512 tokens (d_model 2048; 32 query heads and 4 key/value heads

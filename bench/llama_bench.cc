@@ -22,14 +22,14 @@ auto graph() { return ctf::nn::llama<tiny_llama>(ctf::id_input<"input_ids", ctf:
 using model_type = decltype(ctf::compile(graph()));
 
 // Random weights (uniform in ±1/√fan-in), the GEMMs' W kept in `format`.
-std::unique_ptr<model_type> bound(ctf::weight_format format) {
+std::unique_ptr<model_type> bound(ctf::precision format) {
     auto compiled = std::make_unique<model_type>(ctf::compile(graph()));
-    compiled->bind(ctf::reference::random_inputs(compiled->graph(), {1, {1}}), {.gemm_weights = format});
+    compiled->bind(ctf::reference::random_inputs(compiled->graph(), {1, {1}}), {.precision = format});
     return compiled;
 }
 
-const model_type& model(ctf::weight_format format) {
-    if (format == ctf::weight_format::fp32) {
+const model_type& model(ctf::precision format) {
+    if (format == ctf::precision::fp32) {
         static const std::unique_ptr<model_type> fp32 = bound(format);
         return *fp32;
     }
@@ -42,11 +42,11 @@ ctf::id_tensor ids(std::size_t batch, std::size_t length, unsigned seed) {
 }
 
 void prefill(benchmark::State& state) {
-    bench::prefill_runs(state, model(ctf::weight_format::fp32), ids(1, prefill_length, 1));
+    bench::prefill_runs(state, model(ctf::precision::fp32), ids(1, prefill_length, 1));
 }
 
 void decode(benchmark::State& state) {
-    constexpr ctf::weight_format bf16 = ctf::weight_format::bf16;
+    constexpr ctf::precision bf16 = ctf::precision::bf16;
     bench::decode_steps(state, model(bf16), bf16, ids(static_cast<std::size_t>(state.range(0)), prompt, 2), generated);
 }
 }  // namespace

@@ -18,6 +18,7 @@
 #include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
+#include <ctformer/kernels/bf16_dot.hpp>
 #include <ctformer/kernels/peak-inl.h>
 
 #include "gflops.hpp"
@@ -36,6 +37,24 @@ inline void fma_peak(benchmark::State& state) {
     }
     state.counters["GFLOP/s"] = gflops(kt::fma_chain_flops(steps));
     state.SetLabel(hwy::TargetName(HWY_TARGET));
+}
+
+// The same for AVX512-BF16's vdpbf16ps (kernels/bf16_dot.hpp), the bf16 GEMM's unit where the CPU
+// has it; "not on this CPU" in its label elsewhere.
+inline void bf16_dot_peak(benchmark::State& state) {
+    constexpr std::size_t steps = std::size_t{1} << 12;
+    float start = 1.0f;
+    for (auto _ : state) {
+#ifdef CTFORMER_BF16_DOT
+        if (ctformer::kernels::bf16_dot::available()) {
+            benchmark::DoNotOptimize(start);
+            benchmark::DoNotOptimize(ctformer::kernels::bf16_dot::dot_chains(steps, start));
+        }
+#endif
+    }
+    const bool ran = ctformer::kernels::bf16_dot::available();
+    state.counters["GFLOP/s"] = gflops(ran ? ctformer::kernels::bf16_dot::dot_chain_flops(steps) : 0.0);
+    state.SetLabel(ran ? "avx512bf16" : "not on this CPU");
 }
 
 // The peak of `threads` cores, each running the chains at once (long enough that the fork is noise):

@@ -9,3 +9,4 @@
 #include "peak-inl.h"
 
 BENCHMARK(bench::HWY_NAMESPACE::fma_peak)->Name("peak/fma/threads:1");
+BENCHMARK(bench::HWY_NAMESPACE::bf16_dot_peak)->Name("peak/bf16_dot/threads:1");

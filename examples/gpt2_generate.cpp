@@ -35,10 +35,10 @@ ctf::tensor_map gpt2_weights(const std::string& path) {
 int main(int argc, char** argv) {
     std::vector<std::int32_t> prompt;
     int count = 20;
-    ctf::weight_format format = ctf::weight_format::fp32;
+    ctf::precision format = ctf::precision::fp32;
     for (int i = 2; i < argc; ++i) {
         if (std::string(argv[i]) == "--tokens" && i + 1 < argc) count = std::atoi(argv[++i]);
-        else if (std::string(argv[i]) == "--bf16") format = ctf::weight_format::bf16;
+        else if (std::string(argv[i]) == "--bf16") format = ctf::precision::bf16;
         else prompt.push_back(std::atoi(argv[i]));
     }
     if (argc < 3 || prompt.empty()) {
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
     try {
         auto model = ctf::compile(ctf::nn::gpt2<small>(ctf::id_input<"input_ids", ctf::batch, ctf::upto<small.positions>>()));
         // The file may hold lm_head and attn.bias buffers too.
-        model.bind(gpt2_weights(argv[1]), {.strict = false, .gemm_weights = format});
+        model.bind(gpt2_weights(argv[1]), {.strict = false, .precision = format});
         auto decoding = model.start_decoding(1);
         for (std::int32_t token : ctf::generate(decoding, prompt, {.tokens = count})) std::cout << token << ' ';
         std::cout << '\n';

@@ -36,7 +36,7 @@ struct options {
     std::string dir;
     std::vector<std::vector<std::int32_t>> prompts;  // none given: {1, 450, 4996, 17354, 1701, 432}
     ctformer::generation generation{.tokens = 32, .threads = 1};
-    ctformer::kernels::weight_format weights = ctformer::kernels::weight_format::bf16;
+    ctformer::kernels::precision weights = ctformer::kernels::precision::bf16;
 };
 
 // The command line over the defaults (greedy, 32 tokens, bf16 weights, one thread).
@@ -57,7 +57,7 @@ options parse(int argc, char** argv) {
         else if (arg == "--top-p") o.generation.sample.top_p = std::stod(value());
         else if (arg == "--seed") o.generation.sample.seed = std::stoull(value());
         else if (arg == "--threads") o.generation.threads = std::stoi(value());
-        else if (arg == "--fp32") o.weights = ctformer::kernels::weight_format::fp32;
+        else if (arg == "--fp32") o.weights = ctformer::kernels::precision::fp32;
         else if (arg.rfind("--", 0) == 0) throw ctformer::invalid_option("option", arg, "one of those in the usage");
         else o.dir = arg;
     }
@@ -99,17 +99,17 @@ int main(int argc, char** argv) try {
     ctformer::hf_config given = built;
     tinyllama model;
     if (o.dir.empty()) {
-        model.bind(random_weights(built), {.gemm_weights = o.weights});
+        model.bind(random_weights(built), {.precision = o.weights});
     } else {
         given = ctformer::read_hf_config(std::filesystem::path(o.dir) / "config.json");
         if (given.summary() != built.summary())
             throw ctformer::config_error(o.dir + "/config.json", "", given.summary() + " is not this build's model (" +
                                                                          built.summary() + ")");
-        model.bind_directory(o.dir, {.gemm_weights = o.weights});
+        model.bind_directory(o.dir, {.precision = o.weights});
     }
     o.generation.stop.assign(given.eos_token_ids.begin(), given.eos_token_ids.end());
     std::printf("%s on %s, %s weights\n", built.summary().c_str(), std::string(model.target()).c_str(),
-                ctformer::kernels::format_name(o.weights));
+                ctformer::kernels::precision_name(o.weights));
 
     const auto decoding = model.start_decoding(o.prompts.size());
     const auto start = std::chrono::steady_clock::now();

@@ -51,7 +51,7 @@ auto compile(Graph g) {
 }
 
 using runtime::bind_options;
-using kernels::weight_format;
+using kernels::precision;
 using runtime::run_options;
 
 }  // namespace ctformer

@@ -6,7 +6,7 @@
 namespace ctformer {
 
 decoding_work decoding_work_of(const plan::program& p, const plan::cache_layout& cache, std::size_t k,
-                               const plan::extent_values& at, kernels::weight_format format) {
+                               const plan::extent_values& at, kernels::precision format) {
     const plan::step& s = p.steps[k];
     const double iterations = s.repeat < 0 ? 1 : p.repeats[s.repeat].count;
     double cached = 0;
@@ -15,7 +15,7 @@ decoding_work decoding_work_of(const plan::program& p, const plan::cache_layout&
 }
 
 decoding_work decoding_work_of(const plan::program& p, const plan::cache_layout& cache,
-                               const plan::extent_values& at, kernels::weight_format format) {
+                               const plan::extent_values& at, kernels::precision format) {
     decoding_work total;
     for (std::size_t k = 0; k < p.steps.size(); ++k) {
         const decoding_work w = decoding_work_of(p, cache, k, at, format);
@@ -27,19 +27,19 @@ decoding_work decoding_work_of(const plan::program& p, const plan::cache_layout&
 std::string decoding_profile(const plan::program& p, const plan::cache_layout& cache,
                              const std::vector<plan::step_record>& records, const plan::extent_values& at,
                              double peak_gflops, int threads, std::string_view target,
-                             kernels::weight_format format) {
+                             kernels::precision format) {
     std::vector<double> bytes(p.steps.size());
     for (std::size_t k = 0; k < p.steps.size(); ++k) bytes[k] = decoding_work_of(p, cache, k, at, format).bytes;
     return profile_table(p, records, at, peak_gflops, threads, target, format, bytes);
 }
 
 std::string decoding_table(const plan::program& p, const plan::cache_layout& cache, std::size_t position,
-                           plan::extent_values at, std::string_view target, kernels::weight_format format) {
+                           plan::extent_values at, std::string_view target, kernels::precision format) {
     using detail::format_row;
     at.position = position;
     const double tokens = double(cache.tokens(at) * at.batch);
     std::string text = format_row("== decoding step (%s, %s GEMM weights): %s at position %zu of %zu ==\n",
-                           std::string(target).c_str(), kernels::format_name(format), p.extents_text(at).c_str(),
+                           std::string(target).c_str(), kernels::precision_name(format), p.extents_text(at).c_str(),
                            at.position, cache.capacity());
     text += format_row("%-3s %-32s %-16s %10s %10s  %s\n", "#", "kernel", "shape", "MFLOP", "MB moved", "details");
     for (std::size_t k = 0; k < p.steps.size(); ++k) {

@@ -8,7 +8,7 @@ namespace ctformer {
 
 std::string profile_table(const plan::program& p, const std::vector<plan::step_record>& records,
                           const plan::extent_values& at, double peak_gflops, int threads, std::string_view target,
-                          kernels::weight_format format, const std::vector<double>& step_bytes) {
+                          kernels::precision format, const std::vector<double>& step_bytes) {
     using detail::format_row;
     std::vector<double> seconds(p.steps.size());
     std::vector<std::size_t> runs(p.steps.size());
@@ -20,7 +20,7 @@ std::string profile_table(const plan::program& p, const std::vector<plan::step_r
         ++runs[r.step];
     }
     const std::string weights_note =
-        format == kernels::weight_format::fp32 ? "" : std::string(", ") + kernels::format_name(format) + " GEMM weights";
+        format == kernels::precision::fp32 ? "" : std::string(", ") + kernels::precision_name(format) + " GEMM weights";
     std::string text = format_row("== profile (%.*s, %s, FMA peak %.1f GFLOP/s%s) ==\n", int(target.size()),
                            target.data(), p.extents_text(at).c_str(), peak_gflops,
                            weights_note.c_str());

@@ -58,7 +58,7 @@ void append_transposed(const host_tensor<float>& t, std::vector<float>& values) 
 
 // Step k's W (its parts stacked along the first axis) and bias, for iteration i, packed.
 kernels::packed_weight pack(const plan::program& p, std::size_t k, int i, const weight_source& given,
-                            const std::map<std::string, dims_t>& shapes, kernels::weight_format format) {
+                            const std::map<std::string, dims_t>& shapes, kernels::precision format) {
     const plan::step& s = p.steps[k];
     std::vector<std::vector<float>> joined;
     for (const plan::packed_use& use : s.packed) {
@@ -85,10 +85,10 @@ void bound_weights::bind(const plan::program& p, const weight_source& given, con
     std::vector<std::vector<kernels::packed_weight>> packed(p.steps.size());
     for (std::size_t k = 0; k < p.steps.size(); ++k)
         if (!p.steps[k].packed.empty())
-            for (int i = 0; i < iterations(p, p.steps[k].repeat); ++i) packed[k].push_back(pack(p, k, i, given, shapes, options.gemm_weights));
+            for (int i = 0; i < iterations(p, p.steps[k].repeat); ++i) packed[k].push_back(pack(p, k, i, given, shapes, options.precision));
     plain_ = std::move(plain);
     packed_ = std::move(packed);
-    format_ = options.gemm_weights;
+    format_ = options.precision;
     bound_ = true;
 }
 

@@ -294,30 +294,34 @@ class GPT2(torch.nn.Module):
         self.transformer.h = torch.nn.ModuleList(GPT2Block(d, heads) for _ in range(layers))
         self.transformer.ln_f = torch.nn.LayerNorm(d)
         self.head = None  # the LM head's weight where it is not wte's (a plain tensor, not in the state_dict)
+        self.head_input = lambda x: x  # what the head's GEMM makes of its input (bf16_precision)
 
     def forward(self, ids):
         t = self.transformer
         x = t.wte(ids) + t.wpe(torch.arange(ids.shape[1]))
         for block in t.h:
             x = block(x)
-        return t.ln_f(x) @ (t.wte.weight if self.head is None else self.head).T
+        return self.head_input(t.ln_f(x)) @ (t.wte.weight if self.head is None else self.head).T
+
+
+def bf16_precision(model, gemms, head):
+    """A copy of a model whose GEMMs compute as ctformer's precision::bf16 does: each module of the
+    types `gemms` (and the LM head) has its weight and its input rounded to bf16, its products and
+    sums kept in the model's precision. The embeddings, biases and norms are left alone."""
+    rounded = copy.deepcopy(model)
+    for module in rounded.modules():
+        if isinstance(module, gemms):
+            module.weight.copy_(bf16(module.weight))
+            module.register_forward_pre_hook(lambda _, inputs: tuple(bf16(x) for x in inputs))
+    rounded.head = bf16(head)
+    rounded.head_input = bf16
+    return rounded
 
 
 def bf16(t):
-    """t rounded to the nearest bfloat16 (ties to even), in its own dtype again."""
-    return t.to(torch.bfloat16).to(t.dtype)
-
-
-def with_bf16_gemm_weights(model):
-    """A copy of a GPT2 whose GEMMs' weights are rounded to bf16, as ctformer's bind packs them with
-    weight_format::bf16: each Conv1D's weight and the LM head's; the embeddings, biases and LayerNorms
-    stay float32, and so does wte where the embedding reads it."""
-    rounded = copy.deepcopy(model)
-    for name, p in rounded.named_parameters():
-        if p.dim() == 2 and "c_" in name:
-            p.copy_(bf16(p))
-    rounded.head = bf16(model.transformer.wte.weight)
-    return rounded
+    """t rounded to the nearest bfloat16 (ties to even) from float32, as ctformer rounds its fp32
+    values, in its own dtype again."""
+    return t.float().to(torch.bfloat16).to(t.dtype)
 
 
 def greedy(model, ids, steps):
@@ -334,7 +338,7 @@ def gpt2_case(out):
     """A 2-layer GPT-2, width 32, 4 heads, a vocabulary of 61 and 24 positions, random weights
     (Conv1D's uniform in ±1/√in); a prompt of 5 ids, greedy generation of 8 more by the full causal
     forward of each prefix, the logits of each step's last position ([8, 61]) and the prompt's
-    logits ([1, 5, 61]); then the same, bf16_expected*, with the GEMMs' weights rounded to bf16. The
+    logits ([1, 5, 61]); then the same, bf16_expected*, in bf16 precision (bf16_precision). The
     logits are computed in double precision from the float32 weights: the answer fp32 arithmetic
     approximates, the same on any machine (PyTorch's own fp32 logits are 1.6e-6 to 3.3e-6 from it,
     depending on the machine), so that a test's tolerance can be its own fp32 rounding alone."""
@@ -351,7 +355,7 @@ def gpt2_case(out):
     ids = torch.randint(0, 61, (1, 5))
     tokens, steps = greedy(model, ids, 8)
     tensors = dict(model.state_dict(), prompt=ids, expected_tokens=tokens, expected_step_logits=steps, expected=model(ids))
-    rounded = with_bf16_gemm_weights(model)
+    rounded = bf16_precision(model, Conv1D, model.transformer.wte.weight)
     tokens, steps = greedy(rounded, ids, 8)
     tensors.update(bf16_expected_tokens=tokens, bf16_expected_step_logits=steps, bf16_expected=rounded(ids))
     save(os.path.join(out, "gpt2_2_layers.safetensors"), tensors, {"module": "GPT-2 (GPT2LMHeadModel's names)"})
@@ -461,13 +465,14 @@ class Llama(torch.nn.Module):
         if not c["tied"]:
             self.lm_head = torch.nn.Linear(c["d"], c["vocabulary"], bias=False)
         self.head = None  # the LM head's weight where it is another (bf16-rounded) copy, not in the state_dict
+        self.head_input = lambda x: x  # what the head's GEMM makes of its input (bf16_precision)
 
     def forward(self, ids):
         x = self.model.embed_tokens(ids)
         for layer in self.model.layers:
             x = layer(x)
         head = self.head if self.head is not None else (self.model.embed_tokens.weight if self.c["tied"] else self.lm_head.weight)
-        return self.model.norm(x) @ head.T
+        return self.head_input(self.model.norm(x)) @ head.T
 
 
 def llama_cases(out):
@@ -480,8 +485,8 @@ def llama_cases(out):
     θ 1e6); and mistral_2_layers, a Mistral v0.1 whose sliding window is 3 keys (so that the prompt's
     queries and the greedy steps past position 2 each see only their last 3). Each as gpt2_case: a prompt of 5 ids, 8 greedy steps by the full forward, the logits computed
     in double precision from the float32 weights (the rotary angles rounded to float32 as Hugging Face's
-    are), then the same with every GEMM weight rounded to bf16 (bf16_expected*): q/k/v/o, gate/up/down
-    and the head, not the embeddings. llama_2_layers also holds its scaled inverse frequencies
+    are), then the same in bf16 precision (bf16_expected*): q/k/v/o, gate/up/down and the head with
+    their weights and inputs rounded to bf16, not the embeddings. llama_2_layers also holds its scaled inverse frequencies
     (inverse_frequencies) and Llama 3.2 1B's (llama_3_2_inverse_frequencies), and prints how far its
     logits are from the same model's without scaling."""
     base = dict(vocabulary=61, d=32, heads=4, d_ff=48, layers=2, eps=1e-5)
@@ -516,11 +521,7 @@ def llama_cases(out):
             print(name, "without rope_scaling: logits differ by", float((unscaled(ids) - tensors["expected"]).abs().max()))
         top2 = steps.topk(2, dim=-1).values  # how far each greedy choice is from the runner-up
         print(name, "tokens", tokens.tolist(), "least margin", float((top2[:, 0] - top2[:, 1]).min()))
-        rounded = copy.deepcopy(model)
-        for p_name, p in rounded.named_parameters():
-            if p.dim() == 2 and "embed_tokens" not in p_name:
-                p.copy_(bf16(p))
-        rounded.head = bf16(model.model.embed_tokens.weight if c["tied"] else model.lm_head.weight)
+        rounded = bf16_precision(model, torch.nn.Linear, model.model.embed_tokens.weight if c["tied"] else model.lm_head.weight)
         tokens, steps = greedy(rounded, ids, 8)
         tensors.update(bf16_expected_tokens=tokens, bf16_expected_step_logits=steps, bf16_expected=rounded(ids))
         save(os.path.join(out, name + ".safetensors"), tensors, {"module": "LlamaForCausalLM's names, " + json.dumps(c)})

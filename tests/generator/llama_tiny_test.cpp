@@ -48,7 +48,7 @@ TEST(GeneratedLlama, GreedyGenerationFromConfigJsonOnEveryTarget) {
         SCOPED_TRACE(std::string(model.target()));
         for (const std::string prefix : {"", "bf16_"}) {
             model.bind(golden, {.strict = false,
-                                .gemm_weights = prefix.empty() ? ctf::kernels::weight_format::fp32 : ctf::kernels::weight_format::bf16});
+                                .precision = prefix.empty() ? ctf::kernels::precision::fp32 : ctf::kernels::precision::bf16});
             test::expect_pytorch_forward_generation(logits_of(model), file, golden, prefix);
             test::expect_pytorch_decoding(*model.start_decoding(), file, golden, prefix);
         }
@@ -159,10 +159,10 @@ TEST(GeneratedLlama, BindsAShardedDirectory) {
     test::expect_close(logits_of(model)(file.ids("prompt")), golden.at("expected"), test::against_pytorch, "sharded");
 
     const std::filesystem::path bf16 = sharded(golden, ctf::stored_as::bf16);
-    for (const auto format : {ctf::kernels::weight_format::fp32, ctf::kernels::weight_format::bf16}) {
-        model.bind(ctf::load_checkpoint(bf16), {.gemm_weights = format});
+    for (const auto format : {ctf::kernels::precision::fp32, ctf::kernels::precision::bf16}) {
+        model.bind(ctf::load_checkpoint(bf16), {.precision = format});
         const ctf::host_tensor<float> whole = logits_of(model)(file.ids("prompt"));
-        model.bind_directory(bf16, {.gemm_weights = format});
+        model.bind_directory(bf16, {.precision = format});
         test::expect_close(logits_of(model)(file.ids("prompt")), whole, test::bitwise, "a BF16 checkpoint, bound as read");
         EXPECT_FALSE(test::compare(whole, golden.at("expected"), test::against_pytorch).ok()) << "BF16 values, not the fp32 ones";
     }

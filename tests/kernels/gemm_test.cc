@@ -1,8 +1,10 @@
 // The GEMM kernel against the reference evaluator, on every Highway target compiled in, for row
 // counts with and without tails (1, 7, 8, 10, 37, 129) and widths that do not fill whole panels.
 // Tolerance: inputs are uniform in [-1, 1] and weights in ±1/√K, so outputs are O(1); fp32 sums of K
-// products against the double reference stay within 1e-5 + 1e-4·|want|. W packed in bf16 is checked
-// against the reference given the same bf16-rounded W.
+// products against the double reference stay within 1e-5 + 1e-4·|want|. bf16 is checked against the
+// reference given the same bf16-rounded W and x, to the same tolerance (its products are exact, its
+// sums fp32), on each of its kernels this target runs here: widened, and AVX512-BF16's dot products
+// where the CPU has them (TestBf16Units names the ones not run).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/gemm_test.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -10,6 +12,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <limits>
 
 #include <hwy/highway.h>
@@ -26,6 +29,7 @@ HWY_BEFORE_NAMESPACE();
 namespace ctformer::tests::HWY_NAMESPACE {
 namespace k = ctformer::kernels;
 namespace kt = ctformer::kernels::HWY_NAMESPACE;
+namespace hn = hwy::HWY_NAMESPACE;
 
 // The same epilogue, in the DSL: act(x·Wᵀ + b) + r.
 template <class Epilogue, class X, class W, class B, class R>
@@ -39,47 +43,64 @@ auto as_expression(X x, W w, B b, R r) {
     else return activated;
 }
 
-// W rounded to bf16 as the packing rounds it: the bf16 kernel must then agree with the reference to
-// fp32's accuracy, which checks the pair layout and the widening, not only the rounding.
+// W and A rounded to bf16 as the kernels round them: the bf16 kernels must then agree with the
+// reference to fp32's accuracy, which checks the pair layouts and the products, not only the rounding.
 std::vector<float> as_bf16(std::vector<float> w) {
     for (float& x : w) x = k::bfloat16_to_float(k::bfloat16_bits(x));
     return w;
 }
 
+// The micro-kernels this target runs here: fp32, bf16 widened, and bf16's dot products where the
+// target is 512 bits wide and the CPU has AVX512-BF16 (kt::unit_for).
+std::vector<k::gemm_unit> units_here() {
+    std::vector<k::gemm_unit> units{k::gemm_unit::fp32, k::gemm_unit::bf16_widened};
+    if (kt::unit_for(k::precision::bf16) == k::gemm_unit::bf16_dot) units.push_back(k::gemm_unit::bf16_dot);
+    return units;
+}
+
+k::precision precision_of(k::gemm_unit unit) { return unit == k::gemm_unit::fp32 ? k::precision::fp32 : k::precision::bf16; }
+
+// The inputs given, in bf16 for a bf16 unit.
+void round_for(k::gemm_unit unit, tensor_map& in, std::initializer_list<const char*> names) {
+    if (unit != k::gemm_unit::fp32)
+        for (const char* name : names) in.at(name).data = as_bf16(in.at(name).data);
+}
+
 template <std::size_t N, std::size_t K, class Epilogue>
-void check(std::size_t m, k::weight_format format) {
+void check(std::size_t m, k::gemm_unit unit) {
     auto x = input<"x", batch, int(K)>();
     auto w = weight<"W", int(N), int(K)>();
     auto b = weight<"b", int(N)>();
     auto r = input<"r", batch, int(N)>();
     auto expr = as_expression<Epilogue>(x, w, b, r);
     tensor_map in = reference::random_inputs(linear(x, w, b) + r, m);  // every operand
-    if (format == k::weight_format::bf16) in.at("W").data = as_bf16(in.at("W").data);
+    round_for(unit, in, {"W", "x"});
     const auto want = reference::evaluate(expr, in);
 
     const float* bias = Epilogue::bias ? in.at("b").data.data() : nullptr;
-    const auto packed = kt::pack_weight(N, K, in.at("W").data.data(), bias, format);
+    auto packed = kt::pack_weight(N, K, in.at("W").data.data(), bias, precision_of(unit));
+    packed.unit = unit;
     std::vector<float> got(m * N, -12345.0f);
     kt::gemm(m, in.at("x").data.data(), packed, got.data(),
              {.act = Epilogue::act, .residual = Epilogue::residual ? in.at("r").data.data() : nullptr});
     test::expect_close(got, want, {.atol = 1e-5, .rtol = 1e-4},
-                       std::string("gemm ") + k::format_name(format) + " m=" + std::to_string(m) + " N=" +
+                       std::string("gemm ") + k::unit_name(unit) + " m=" + std::to_string(m) + " N=" +
                            std::to_string(N) + " K=" + std::to_string(K));
 }
 
 template <std::size_t N, std::size_t K, class Epilogue>
 void check_rows() {
-    for (k::weight_format format : {k::weight_format::fp32, k::weight_format::bf16})
+    for (k::gemm_unit unit : units_here())
         // Every tail of 4- and 6-row tiles; 7 and 8 rows stream as one tile of 8 (padded), slice by slice.
-        for (std::size_t m : {1, 2, 5, 7, 8, 10, 11, 37, 129}) check<N, K, Epilogue>(m, format);
+        for (std::size_t m : {1, 2, 5, 7, 8, 10, 11, 37, 129}) check<N, K, Epilogue>(m, unit);
 }
 
 // K long enough to be cut into blocks (of kBlockSteps, gemm_panels) on every target, odd, with
 // every epilogue term, so the bias goes in before the first block and the activation and residual
 // after the last; 400 rows span several row blocks.
 void TestBlocks() {
-    for (k::weight_format format : {k::weight_format::fp32, k::weight_format::bf16})
-        for (std::size_t m : {3, 37, 400}) check<40, 2731, epilogue<true, activation::gelu, true>>(m, format);
+    for (k::gemm_unit unit : units_here())
+        for (std::size_t m : {3, 37, 400}) check<40, 2731, epilogue<true, activation::gelu, true>>(m, unit);
 }
 
 // Rounding to bf16: to the nearest, ties to even, overflow to infinity, NaN kept.
@@ -114,7 +135,7 @@ void TestEpilogues() {
 // gate panel paired with the wrong up panel shows; C's scratch starts as NaN, so an output written
 // from a panel that was never computed shows too.
 template <std::size_t F, std::size_t K, class Epilogue>
-void check_gated(std::size_t m, k::weight_format format) {
+void check_gated(std::size_t m, k::gemm_unit unit) {
     auto x = input<"x", batch, int(K)>();
     auto gate = weight<"gate", int(F), int(K)>();
     auto up = weight<"up", int(F), int(K)>();
@@ -131,8 +152,7 @@ void check_gated(std::size_t m, k::weight_format format) {
         else return gated;
     }();
     tensor_map in = reference::random_inputs(linear(x, gate, gate_bias) * linear(x, up, up_bias) + r, m);  // every operand
-    if (format == k::weight_format::bf16)
-        for (const char* name : {"gate", "up"}) in.at(name).data = as_bf16(in.at(name).data);
+    round_for(unit, in, {"gate", "up", "x"});
     const auto want = reference::evaluate(expr, in);
 
     const auto joined = [&](const char* first, const char* second) {
@@ -141,12 +161,14 @@ void check_gated(std::size_t m, k::weight_format format) {
         return both;
     };
     const auto biases = joined("gate_bias", "up_bias");
-    const auto packed = kt::pack_gated_weight(F, K, joined("gate", "up").data(), Epilogue::bias ? biases.data() : nullptr, format);
+    auto packed = kt::pack_gated_weight(F, K, joined("gate", "up").data(), Epilogue::bias ? biases.data() : nullptr,
+                                        precision_of(unit));
+    packed.unit = unit;
     std::vector<float> scratch(m * packed.n, std::numeric_limits<float>::quiet_NaN()), got(m * F, -12345.0f);
     kt::gemm(m, in.at("x").data.data(), packed, scratch.data(),
              {.act = Epilogue::act, .gated_out = got.data(), .residual = Epilogue::residual ? in.at("r").data.data() : nullptr});
     test::expect_close(got, want, {.atol = 1e-5, .rtol = 1e-4},
-                       std::string("gated gemm ") + k::format_name(format) + " m=" + std::to_string(m) + " F=" +
+                       std::string("gated gemm ") + k::unit_name(unit) + " m=" + std::to_string(m) + " F=" +
                            std::to_string(F) + " K=" + std::to_string(K));
 }
 
@@ -185,11 +207,22 @@ void TestRotary() {
 }
 
 void TestGated() {
-    for (k::weight_format format : {k::weight_format::fp32, k::weight_format::bf16}) {
-        for (std::size_t m : {1, 5, 8, 11, 37}) check_gated<40, 33, epilogue<false, activation::silu, false, true>>(m, format);
-        check_gated<13, 9, epilogue<true, activation::gelu, true, true>>(10, format);  // F under one panel
-        for (std::size_t m : {3, 400}) check_gated<72, 1100, epilogue<false, activation::silu, true, true>>(m, format);
+    for (k::gemm_unit unit : units_here()) {
+        for (std::size_t m : {1, 5, 8, 11, 37}) check_gated<40, 33, epilogue<false, activation::silu, false, true>>(m, unit);
+        check_gated<13, 9, epilogue<true, activation::gelu, true, true>>(10, unit);  // F under one panel
+        for (std::size_t m : {3, 400}) check_gated<72, 1100, epilogue<false, activation::silu, true, true>>(m, unit);
     }
+}
+
+// Which bf16 kernel a bf16 weight packs for here, and the kernels not run here, named: AVX512-BF16's
+// on a CPU without it, or on a target narrower than 512 bits. (AMX tiles are not built.)
+void TestBf16Units() {
+    const auto packed = kt::pack_weight(3, 2, std::vector<float>(6, 1.0f).data(), nullptr, k::precision::bf16);
+    EXPECT_EQ(packed.unit, kt::unit_for(k::precision::bf16));
+    if (packed.unit == k::gemm_unit::bf16_dot) return;
+    const bool wide = hn::Lanes(hn::ScalableTag<float>()) == 16 && HWY_ARCH_X86;
+    std::cout << "[ NOT RUN  ] gemm bf16 avx512bf16 on " << hwy::TargetName(HWY_TARGET) << ": "
+              << (!wide ? "the target's vectors are narrower than 512 bits" : "this CPU lacks AVX512-BF16") << "\n";
 }
 
 }  // namespace ctformer::tests::HWY_NAMESPACE
@@ -204,5 +237,6 @@ HWY_EXPORT_AND_TEST_P(GemmKernel, TestGated);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestRotary);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestBlocks);
 HWY_EXPORT_AND_TEST_P(GemmKernel, TestBfloat16Rounding);
+HWY_EXPORT_AND_TEST_P(GemmKernel, TestBf16Units);
 }  // namespace ctformer::tests
 #endif

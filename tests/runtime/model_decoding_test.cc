@@ -88,7 +88,7 @@ void TestGPT2AgainstPyTorch() {
     auto model = rt::compile(nn::gpt2<tiny>(id_input<"input_ids", batch, upto<24>>()));
     model.bind(golden, {.strict = false});
     test::expect_pytorch_generation(model, file, golden, "");
-    model.bind(golden, {.strict = false, .gemm_weights = kernels::weight_format::bf16});
+    model.bind(golden, {.strict = false, .precision = kernels::precision::bf16});
     test::expect_pytorch_generation(model, file, golden, "bf16_");
 }
 
@@ -188,7 +188,7 @@ void expect_profile_counts_the_cache(const Model& model, const Decoding& decodin
     std::size_t cached = 0;
     double cached_read = 0;
     for (std::size_t k = 0; k < p.steps.size(); ++k) {
-        const decoding_work w = decoding_work_of(p, decoding.cache().layout(), k, at, kernels::weight_format::fp32);
+        const decoding_work w = decoding_work_of(p, decoding.cache().layout(), k, at, kernels::precision::fp32);
         std::istringstream words(rows[k + 2]);
         const std::vector<std::string> all{std::istream_iterator<std::string>(words), {}};
         EXPECT_NEAR(std::stod(all[all.size() - 3]), w.bytes / 1e6, 0.006) << rows[k + 2];  // MB moved, to 2 places

@@ -47,7 +47,7 @@ template <class Model>
 void expect_against_pytorch(Model& model, const std::string& path) {
     const safetensors_file file(path);
     const tensor_map golden = load_state_dict(path);
-    model.bind(golden, {.strict = false, .gemm_weights = kernels::weight_format::bf16});
+    model.bind(golden, {.strict = false, .precision = kernels::precision::bf16});
     test::expect_pytorch_generation(model, file, golden, "bf16_");
     model.bind(golden, {.strict = false});
     test::expect_pytorch_generation(model, file, golden, "");

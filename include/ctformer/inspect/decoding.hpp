@@ -21,21 +21,21 @@ struct decoding_work {
 
 // Step k's in a run of `at` (at.position the first new token's), every iteration of its repeat.
 decoding_work decoding_work_of(const plan::program& p, const plan::cache_layout& cache, std::size_t k,
-                               const plan::extent_values& at, kernels::weight_format format);
+                               const plan::extent_values& at, kernels::precision format);
 
 // The whole step's, its GEMMs' W in `format`.
 decoding_work decoding_work_of(const plan::program& p, const plan::cache_layout& cache,
-                               const plan::extent_values& at, kernels::weight_format format);
+                               const plan::extent_values& at, kernels::precision format);
 
 // Where the time of a decoding step of `at` went (at.position its first new token's): profile_table,
 // with the bytes each step moved, the cached keys and values it read among them.
 std::string decoding_profile(const plan::program& p, const plan::cache_layout& cache,
                              const std::vector<plan::step_record>& records, const plan::extent_values& at,
                              double peak_gflops, int threads, std::string_view target,
-                             kernels::weight_format format);
+                             kernels::precision format);
 
 // At `position`, the cache's positions filled.
 std::string decoding_table(const plan::program& p, const plan::cache_layout& cache, std::size_t position,
-                           plan::extent_values at, std::string_view target, kernels::weight_format format);
+                           plan::extent_values at, std::string_view target, kernels::precision format);
 
 }  // namespace ctformer

@@ -19,7 +19,7 @@ namespace ctformer {
 
 std::string profile_table(const plan::program& p, const std::vector<plan::step_record>& records,
                           const plan::extent_values& at, double peak_gflops, int threads, std::string_view target,
-                          kernels::weight_format format = kernels::weight_format::fp32,
+                          kernels::precision format = kernels::precision::fp32,
                           const std::vector<double>& step_bytes = {});
 
 }  // namespace ctformer

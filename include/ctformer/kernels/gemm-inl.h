@@ -27,6 +27,7 @@
 #include "../core/exceptions.hpp"
 #include "../core/huge_pages.hpp"
 #include "activation-inl.h"
+#include "bf16_dot.hpp"
 #include "gemm.hpp"
 #include "prefetch.hpp"
 #include "rotary-inl.h"
@@ -71,13 +72,28 @@ using V = hn::Vec<float_tag>;
 
 inline std::size_t panel_width() { return kPanelVectors * hn::Lanes(float_tag()); }
 
+// AVX512-BF16's micro-tile (bf16_dot.hpp) takes this target's panels where they are 512 bits wide.
+#undef CTFORMER_GEMM_BF16_DOT  // the previous target's
+#if defined(CTFORMER_BF16_DOT) && HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+#define CTFORMER_GEMM_BF16_DOT 1
+#endif
+
+// The micro-kernel a weight packed in `format` runs on here (gemm.hpp).
+inline gemm_unit unit_for(precision format) {
+    if (format == precision::fp32) return gemm_unit::fp32;
+#ifdef CTFORMER_GEMM_BF16_DOT
+    if (bf16_dot::available()) return gemm_unit::bf16_dot;
+#endif
+    return gemm_unit::bf16_widened;
+}
+
 using kernels::packed_weight;
 
 // `panels` panels of W [rows, K] packed for this target in `format` (gemm.hpp), K-major: column j of
 // panel p is W's row row_of(p, j), zeros where that is `rows` or more; C is n wide.
 template <class RowOf>
 packed_weight pack_panels(std::size_t rows_of_w, std::size_t n, std::size_t panels, std::size_t k, const float* w,
-                          const float* bias, weight_format format, RowOf row_of) {
+                          const float* bias, precision format, RowOf row_of) {
     const std::size_t width = panel_width();
     packed_weight packed;
     packed.n = n;
@@ -85,12 +101,13 @@ packed_weight pack_panels(std::size_t rows_of_w, std::size_t n, std::size_t pane
     packed.panels = panels;
     packed.width = width;
     packed.format = format;
+    packed.unit = unit_for(format);
     const auto at = [&](std::size_t p, std::size_t kk, std::size_t j) {
         const std::size_t row = row_of(p, j);
         return row < rows_of_w && kk < k ? w[row * k + kk] : 0.0f;
     };
     const std::size_t rows = packed.rows();
-    if (format == weight_format::bf16) packed.pair_data = hwy::AllocateAligned<std::uint32_t>(panels * rows * width);
+    if (format == precision::bf16) packed.pair_data = hwy::AllocateAligned<std::uint32_t>(panels * rows * width);
     else packed.panel_data = hwy::AllocateAligned<float>(panels * rows * width);
     packed.bias = hwy::AllocateAligned<float>(panels * width);
     if ((!packed.panel_data && !packed.pair_data) || !packed.bias)
@@ -101,7 +118,7 @@ packed_weight pack_panels(std::size_t rows_of_w, std::size_t n, std::size_t pane
         for (std::size_t r = 0; r < rows; ++r)
             for (std::size_t j = 0; j < width; ++j) {
                 const std::size_t i = (p * rows + r) * width + j;
-                if (format == weight_format::fp32) packed.panel_data[i] = at(p, r, j);
+                if (format == precision::fp32) packed.panel_data[i] = at(p, r, j);
                 else packed.pair_data[i] = bfloat16_bits(at(p, 2 * r, j)) | std::uint32_t{bfloat16_bits(at(p, 2 * r + 1, j))} << 16;
             }
     for (std::size_t j = 0; j < panels * width; ++j) {
@@ -113,7 +130,7 @@ packed_weight pack_panels(std::size_t rows_of_w, std::size_t n, std::size_t pane
 
 // W [N, K] packed: panels of panel_width() columns, in order.
 inline packed_weight pack_weight(std::size_t n, std::size_t k, const float* w, const float* bias = nullptr,
-                                 weight_format format = weight_format::fp32) {
+                                 precision format = precision::fp32) {
     const std::size_t width = panel_width();
     return pack_panels(n, n, divide_up(n, width), k, w, bias, format,
                        [&](std::size_t p, std::size_t j) { return p * width + j; });
@@ -121,7 +138,7 @@ inline packed_weight pack_weight(std::size_t n, std::size_t k, const float* w, c
 
 // W = [W_gate | W_up] [2F, K] packed for a gated GEMM: each gate panel beside its up panel.
 inline packed_weight pack_gated_weight(std::size_t f, std::size_t k, const float* w, const float* bias = nullptr,
-                                       weight_format format = weight_format::fp32) {
+                                       precision format = precision::fp32) {
     const std::size_t width = panel_width(), panels = 2 * divide_up(f, width);
     packed_weight packed = pack_panels(2 * f, panels * width, panels, k, w, bias, format, [&](std::size_t p, std::size_t j) {
         const std::size_t column = p / 2 * width + j;
@@ -141,8 +158,28 @@ HWY_INLINE V in_register(V v) {
     return v;
 }
 
+// A's rows [row_begin, row_end) × steps [k_begin, k_end), copied into `sliver` tile by tile (the
+// even_tiles of at most `height` rows that the micro-kernel takes, or with `pad`, zeros up to
+// `height`), each tile step-major: the micro-kernel then reads A contiguously. Returns the floats
+// written.
+inline std::size_t pack_rows(const float* a, std::size_t k, std::size_t row_begin, std::size_t row_end,
+                             std::size_t k_begin, std::size_t k_end, float* sliver, std::size_t height = kRows,
+                             bool pad = false) {
+    const even_tiles tiles(row_end - row_begin, height);
+    const std::size_t steps = k_end - k_begin;
+    float* const first = sliver;
+    for (std::size_t t = 0, row = row_begin; t < tiles.count; row += tiles.rows(t++)) {
+        const std::size_t rows = tiles.rows(t), width = pad ? height : rows;
+        transpose_block({a + row * k + k_begin, k}, rows, steps, sliver, width);
+        for (std::size_t kk = 0; pad && kk < steps; ++kk) std::fill(sliver + kk * width + rows, sliver + (kk + 1) * width, 0.0f);
+        sliver += steps * width;
+    }
+    return std::size_t(sliver - first);
+}
+
 // Panel p of W as the micro-kernel reads it, step k (of parity Odd) at a time: Vectors vectors of
-// fp32 from vector `first` of the panel.
+// fp32 from vector `first` of the panel; and A as it packs it for the micro-kernel, a_steps(steps)
+// values of a_type per row for `steps` K steps.
 struct fp32_panel {
     // k steps per iteration of the micro-kernel's loop. With 2, GCC moved accumulators between
     // registers from one step to the next and, on AVX2, spilled them.
@@ -150,6 +187,13 @@ struct fp32_panel {
     const float* data;
     std::size_t width;
     fp32_panel(const packed_weight& w, std::size_t p) : data(&w.panel_data[p * w.rows() * w.width]), width(w.width) {}
+
+    using a_type = float;
+    static std::size_t a_steps(std::size_t steps) { return steps; }
+    static void pack(const float* a, std::size_t k, std::size_t row_begin, std::size_t row_end, std::size_t k_begin,
+                     std::size_t k_end, float* sliver, std::size_t height = kRows, bool pad = false) {
+        pack_rows(a, k, row_begin, row_end, k_begin, k_end, sliver, height, pad);
+    }
 
     const char* at(std::size_t k) const { return reinterpret_cast<const char*>(data + k * width); }
     template <bool Odd, std::size_t Vectors>
@@ -163,13 +207,21 @@ struct fp32_panel {
 // bf16 pairs: step k's values are the low (k even) or high (k odd) halves of row k/2, widened to
 // fp32 by shifts: exact. Shifts, not a mask for the high halves: on AVX2 the mask's register was
 // one more than the 16 the tile leaves, and GCC rebuilt it every step and spilled accumulators
-// (docs/performance.md).
+// (docs/performance.md). A is packed rounded to bf16, as the dot products round it.
 struct bf16_panel {
     static constexpr std::size_t kSteps = 2;  // a pair's two halves
     using uint_tag = hn::RebindToUnsigned<float_tag>;
     const std::uint32_t* data;
     std::size_t width;
     bf16_panel(const packed_weight& w, std::size_t p) : data(&w.pair_data[p * w.rows() * w.width]), width(w.width) {}
+
+    using a_type = float;
+    static std::size_t a_steps(std::size_t steps) { return steps; }
+    static void pack(const float* a, std::size_t k, std::size_t row_begin, std::size_t row_end, std::size_t k_begin,
+                     std::size_t k_end, float* sliver, std::size_t height = kRows, bool pad = false) {
+        const std::size_t count = pack_rows(a, k, row_begin, row_end, k_begin, k_end, sliver, height, pad);
+        for (std::size_t i = 0; i < count; ++i) sliver[i] = bfloat16_to_float(bfloat16_bits(sliver[i]));
+    }
 
     const char* at(std::size_t k) const { return reinterpret_cast<const char*>(data + k / 2 * width); }
     template <bool Odd, std::size_t Vectors>
@@ -208,6 +260,37 @@ HWY_INLINE void prefetch_due(prefetch_range range, std::size_t done, std::size_t
     for (; issued < due; issued += kLineBytes) hwy::Prefetch(range.from + issued);
 }
 
+#ifdef CTFORMER_GEMM_BF16_DOT
+// bf16 pairs for AVX512-BF16's dot products (bf16_dot.hpp), which run a tile's whole K block
+// (multiply_block); A is packed as pairs too: row r's values of steps 2s and 2s + 1 at [s · rows + r] of its tile.
+struct bf16_dot_panel {
+    static_assert(HWY_LANES(float) == bf16_dot::kLanes);
+    using a_type = std::uint32_t;
+    static std::size_t a_steps(std::size_t steps) { return divide_up(steps, 2); }
+    static void pack(const float* a, std::size_t k, std::size_t row_begin, std::size_t row_end, std::size_t k_begin,
+                     std::size_t k_end, float* sliver, std::size_t height = kRows, bool pad = false) {
+        auto* pairs = reinterpret_cast<std::uint32_t*>(sliver);
+        const even_tiles tiles(row_end - row_begin, height);
+        const std::size_t steps = a_steps(k_end - k_begin);
+        for (std::size_t t = 0, row = row_begin; t < tiles.count; row += tiles.rows(t++)) {
+            const std::size_t rows = tiles.rows(t), width = pad ? height : rows;
+            for (std::size_t r = 0; r < width; ++r)
+                for (std::size_t s = 0, kk = k_begin; s < steps; ++s, kk += 2) {
+                    const float* x = r < rows ? a + (row + r) * k : nullptr;
+                    const std::uint32_t high = x && kk + 1 < k_end ? bfloat16_bits(x[kk + 1]) : 0;
+                    pairs[s * width + r] = x ? bfloat16_bits(x[kk]) | high << 16 : 0;
+                }
+            pairs += steps * width;
+        }
+    }
+
+    const std::uint32_t* data;
+    std::size_t width;
+    bf16_dot_panel(const packed_weight& w, std::size_t p) : data(&w.pair_data[p * w.rows() * w.width]), width(w.width) {}
+    const char* at(std::size_t k) const { return reinterpret_cast<const char*>(data + k / 2 * width); }
+};
+#endif
+
 // Step k (of parity Odd) of the tile: W's vectors from `first` times a's Rows values.
 template <bool Odd, std::size_t Rows, std::size_t Vectors, class Panel>
 HWY_INLINE void k_step(const Panel& panel, std::size_t k, std::size_t first, const float* a, V (&acc)[Rows][Vectors]) {
@@ -215,6 +298,38 @@ HWY_INLINE void k_step(const Panel& panel, std::size_t k, std::size_t first, con
     panel.template load<Odd, Vectors>(k, first, b);
     multiply_add<Rows, Vectors>(a, b, acc);
 }
+
+// acc += the tile's K block [k_begin, k_end) of A's packed rows `a` times the panel's Vectors vectors
+// from `first`, a step at a time; `ahead` is prefetched meanwhile.
+template <std::size_t Rows, std::size_t Vectors, class Panel>
+HWY_INLINE void multiply_block(const Panel& panel, const float* a, std::size_t k_begin, std::size_t k_end,
+                               std::size_t first, prefetch_range ahead, V (&acc)[Rows][Vectors]) {
+    std::size_t k = k_begin, issued = 0;
+    for (; k + Panel::kSteps <= k_end; k += Panel::kSteps, a += Panel::kSteps * Rows) {
+        prefetch_due(ahead, k + Panel::kSteps - k_begin, k_end - k_begin, issued);
+        k_step<false>(panel, k, first, a, acc);
+        if constexpr (Panel::kSteps == 2) k_step<true>(panel, k + 1, first, a + Rows, acc);
+    }
+    if (k < k_end) k_step<false>(panel, k, first, a, acc);
+}
+
+#ifdef CTFORMER_GEMM_BF16_DOT
+// The same with AVX512-BF16's dot products, a pair of steps at a time (k_begin even), in bf16_dot's
+// tile, which takes the sums through memory: a call per tile and K block.
+template <std::size_t Rows, std::size_t Vectors>
+HWY_INLINE void multiply_block(const bf16_dot_panel& panel, const std::uint32_t* a, std::size_t k_begin,
+                               std::size_t k_end, std::size_t first, prefetch_range ahead, V (&acc)[Rows][Vectors]) {
+    const float_tag d;
+    constexpr std::size_t lanes = bf16_dot::kLanes;
+    HWY_ALIGN float sums[Rows * Vectors * lanes];
+    for (std::size_t r = 0; r < Rows; ++r)
+        for (std::size_t v = 0; v < Vectors; ++v) hn::Store(acc[r][v], d, sums + (r * Vectors + v) * lanes);
+    bf16_dot::tile<Rows, Vectors>(a, panel.data + k_begin / 2 * panel.width + first * lanes, panel.width,
+                                  bf16_dot_panel::a_steps(k_end - k_begin), sums, ahead.from, ahead.bytes);
+    for (std::size_t r = 0; r < Rows; ++r)
+        for (std::size_t v = 0; v < Vectors; ++v) acc[r][v] = hn::Load(d, sums + (r * Vectors + v) * lanes);
+}
+#endif
 
 // The tile's accumulators for a row of C's `count` columns from `column`: the bias (zeros without
 // one) before the first K block, else the sum so far, which the previous block left in C.
@@ -325,7 +440,7 @@ struct tile_place {
 // in one 32-byte load, which no store can forward, so it waited for every older store to reach L1,
 // the previous tile's stores of C among them, lines that missed the cache (docs/performance.md).
 template <std::size_t Rows, std::size_t Vectors, class Panel>
-void micro_tile(const float* a, const packed_weight& w, const tile_place& at, std::size_t k_begin, std::size_t k_end,
+void micro_tile(const typename Panel::a_type* a, const packed_weight& w, const tile_place& at, std::size_t k_begin, std::size_t k_end,
                 prefetch_range ahead, float* c) {
     const std::size_t column = at.panel * w.width + at.vector * hn::Lanes(float_tag());
     if (column >= w.n) return;  // a slice of the last panel's padding
@@ -337,33 +452,14 @@ void micro_tile(const float* a, const packed_weight& w, const tile_place& at, st
         start_row(w, column, c + (at.row + std::min(r, at.rows - 1)) * w.n + column, count, k_begin == 0, acc[r]);
 
     const Panel panel(w, at.panel);
-    std::size_t k = k_begin, issued = 0;
-    for (; k + Panel::kSteps <= k_end; k += Panel::kSteps, a += Panel::kSteps * Rows) {
-        prefetch_due(ahead, k + Panel::kSteps - k_begin, k_end - k_begin, issued);
-        k_step<false>(panel, k, at.vector, a, acc);
-        if constexpr (Panel::kSteps == 2) k_step<true>(panel, k + 1, at.vector, a + Rows, acc);
-    }
-    if (k < k_end) k_step<false>(panel, k, at.vector, a, acc);
+    // In a function of its own: the same loop in a branch of `if constexpr` here had GCC 12 run the
+    // fp32 tile at a third of its speed.
+    multiply_block<Rows, Vectors>(panel, a, k_begin, k_end, at.vector, ahead, acc);
 
 #pragma GCC unroll 16
     for (std::size_t r = 0; r < Rows; ++r) {
         if (r >= at.rows) break;
         store_row(acc[r], c + (at.row + r) * w.n + column, count);
-    }
-}
-
-// A's rows [row_begin, row_end) × steps [k_begin, k_end), copied into `sliver` tile by tile (the
-// even_tiles of at most `height` rows that the micro-kernel takes, or with `pad`, zeros up to
-// `height`), each tile step-major: the micro-kernel then reads A contiguously.
-inline void pack_rows(const float* a, std::size_t k, std::size_t row_begin, std::size_t row_end, std::size_t k_begin,
-                      std::size_t k_end, float* sliver, std::size_t height = kRows, bool pad = false) {
-    const even_tiles tiles(row_end - row_begin, height);
-    const std::size_t steps = k_end - k_begin;
-    for (std::size_t t = 0, row = row_begin; t < tiles.count; row += tiles.rows(t++)) {
-        const std::size_t rows = tiles.rows(t), width = pad ? height : rows;
-        transpose_block({a + row * k + k_begin, k}, rows, steps, sliver, width);
-        for (std::size_t kk = 0; pad && kk < steps; ++kk) std::fill(sliver + kk * width + rows, sliver + (kk + 1) * width, 0.0f);
-        sliver += steps * width;
     }
 }
 
@@ -409,7 +505,8 @@ void stream_panels(const float* a, const packed_weight& w, float* c, const epilo
                    std::size_t row_end, std::size_t panel_begin, std::size_t panel_end, float* sliver) {
     const std::size_t rows = row_end - row_begin;
     const bool sliced = rows > kRows;
-    pack_rows(a, w.k, row_begin, row_end, 0, w.k, sliver, sliced ? kStreamRows : kRows, sliced);
+    Panel::pack(a, w.k, row_begin, row_end, 0, w.k, sliver, sliced ? kStreamRows : kRows, sliced);
+    const auto* packed = reinterpret_cast<const typename Panel::a_type*>(sliver);
     for (std::size_t p = panel_begin; p < panel_end; ++p)
         for (std::size_t k_begin = 0, chunk_steps = stream_chunk(w, sliced); k_begin < w.k; k_begin += chunk_steps) {
             const std::size_t k_end = std::min(w.k, k_begin + chunk_steps);
@@ -420,11 +517,11 @@ void stream_panels(const float* a, const packed_weight& w, float* c, const epilo
                 const std::size_t share = chunk.bytes / (kPanelVectors / kSliceVectors);
                 for (std::size_t vector = 0; vector < kPanelVectors; vector += kSliceVectors)
                     micro_tile<kStreamRows, kSliceVectors, Panel>(
-                        sliver + k_begin * kStreamRows, w, {row_begin, rows, p, vector}, k_begin, k_end,
+                        packed + Panel::a_steps(k_begin) * kStreamRows, w, {row_begin, rows, p, vector}, k_begin, k_end,
                         {chunk.from + vector / kSliceVectors * share, share}, c);
             } else {
                 for_even_tiles<kRows>(row_begin, row_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
-                    micro_tile<Rows, kPanelVectors, Panel>(sliver + k_begin * Rows, w, {row, Rows, p, 0}, k_begin, k_end,
+                    micro_tile<Rows, kPanelVectors, Panel>(packed + Panel::a_steps(k_begin) * Rows, w, {row, Rows, p, 0}, k_begin, k_end,
                                                            chunk, c);
                 });
             }
@@ -467,14 +564,15 @@ void gemm_panels(const float* a, const packed_weight& w, float* c, const epilogu
         const std::size_t block_end = block + blocks.rows(b);
         for (std::size_t k_begin = 0; k_begin < w.k; k_begin += depth) {
             const std::size_t k_end = std::min(w.k, k_begin + depth);
-            pack_rows(a, w.k, block, block_end, k_begin, k_end, sliver);
+            Panel::pack(a, w.k, block, block_end, k_begin, k_end, sliver);
+            const auto* packed = reinterpret_cast<const typename Panel::a_type*>(sliver);
             for (std::size_t p = panel_begin; p < panel_end; ++p) {
                 const prefetch_range next = next_slice<Panel>(w, p, k_begin, depth, panel_begin, panel_end);
                 const std::size_t share = round_up(divide_up(next.bytes, even_tiles(block_end - block, kRows).count), kLineBytes);
                 std::size_t done = 0;
                 for_even_tiles<kRows>(block, block_end, [&]<std::size_t Rows>(std::size_t row) HWY_ATTR {
                     const prefetch_range part{next.from + done, std::min(share, next.bytes - done)};
-                    micro_tile<Rows, kPanelVectors, Panel>(sliver + (row - block) * (k_end - k_begin), w,
+                    micro_tile<Rows, kPanelVectors, Panel>(packed + (row - block) * Panel::a_steps(k_end - k_begin), w,
                                                            {row, Rows, p, 0}, k_begin, k_end, part, c);
                     done += part.bytes;
                 });
@@ -486,7 +584,10 @@ void gemm_panels(const float* a, const packed_weight& w, float* c, const epilogu
 
 inline void gemm_block(const float* a, const packed_weight& w, float* c, const epilogue_args& args,
                        std::size_t row_begin, std::size_t row_end, std::size_t panel_begin, std::size_t panel_end) {
-    if (w.format == weight_format::bf16) gemm_panels<bf16_panel>(a, w, c, args, row_begin, row_end, panel_begin, panel_end);
+#ifdef CTFORMER_GEMM_BF16_DOT
+    if (w.unit == gemm_unit::bf16_dot) return gemm_panels<bf16_dot_panel>(a, w, c, args, row_begin, row_end, panel_begin, panel_end);
+#endif
+    if (w.format == precision::bf16) gemm_panels<bf16_panel>(a, w, c, args, row_begin, row_end, panel_begin, panel_end);
     else gemm_panels<fp32_panel>(a, w, c, args, row_begin, row_end, panel_begin, panel_end);
 }
 

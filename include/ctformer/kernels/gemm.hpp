@@ -34,31 +34,41 @@ struct epilogue_args {
     rotary_args rotary = {};  // after everything else
 };
 
-// How a GEMM's W is stored once packed. bf16 keeps the 8 high bits of fp32's exponent and 7 of its
-// mantissa: half the bytes, for steps bound by reading W (decoding); the kernel widens it to fp32
-// (exactly) and accumulates in fp32, so only W's rounding differs from fp32.
-enum class weight_format { fp32, bf16 };
+// A GEMM's compute precision. bf16 rounds W and A (the GEMM's inputs) to the nearest bfloat16 (8
+// bits of fp32's exponent, 7 of its mantissa): half the bytes of W to read (decoding), and where the
+// CPU has them, bf16 dot products at twice fp32's rate. Their products are exact in fp32 and every
+// sum stays fp32: only the inputs' rounding differs from fp32.
+enum class precision { fp32, bf16 };
 
-inline const char* format_name(weight_format f) { return f == weight_format::bf16 ? "bf16" : "fp32"; }
+inline const char* precision_name(precision f) { return f == precision::bf16 ? "bf16" : "fp32"; }
 
 // Bytes per element of W stored as f.
-constexpr std::size_t element_bytes(weight_format f) { return f == weight_format::bf16 ? 2 : 4; }
+constexpr std::size_t element_bytes(precision f) { return f == precision::bf16 ? 2 : 4; }
+
+// Which micro-kernel a packed weight runs on, chosen once as it is packed, by what the CPU has:
+// fp32 FMAs; bf16 widened to fp32 (exact) for fp32 FMAs; AVX512-BF16's dot products (bf16_dot.hpp).
+enum class gemm_unit { fp32, bf16_widened, bf16_dot };
+
+inline const char* unit_name(gemm_unit u) {
+    return u == gemm_unit::fp32 ? "fp32" : u == gemm_unit::bf16_widened ? "bf16 widened" : "bf16 avx512bf16";
+}
 
 // W [N, K] packed for one target: panel p holds columns p·width .. p·width + width - 1 (width: the
 // target's micro-tile, pack_weight in gemm-inl.h), K-major. fp32: K rows of `width` floats. bf16:
 // ⌈K/2⌉ rows of `width` 32-bit pairs, the pair of column j holding W[j, k] in its low half and
-// W[j, k + 1] in its high one (zero past K), the order AVX512-BF16 and AMX take. The bias, fp32,
+// W[j, k + 1] in its high one (zero past K), the order AVX512-BF16's vdpbf16ps takes. The bias, fp32,
 // is padded to whole panels. Gated (gated = F > 0): panels 2q and 2q + 1 hold the gate's and the up
 // projection's columns q·width .. q·width + width - 1 (zeros past F), and n is C's padded width.
 struct packed_weight {
     std::size_t n = 0, k = 0, panels = 0, width = 0, gated = 0;
-    weight_format format = weight_format::fp32;
+    precision format = precision::fp32;
+    gemm_unit unit = gemm_unit::fp32;
     hwy::AlignedFreeUniquePtr<float[]> panel_data;          // fp32
     hwy::AlignedFreeUniquePtr<std::uint32_t[]> pair_data;  // bf16
     hwy::AlignedFreeUniquePtr<float[]> bias;
 
     // Rows of `width` elements in a panel: K steps, or ⌈K/2⌉ pairs of them.
-    std::size_t rows() const { return format == weight_format::bf16 ? (k + 1) / 2 : k; }
+    std::size_t rows() const { return format == precision::bf16 ? (k + 1) / 2 : k; }
 };
 
 }  // namespace ctformer::kernels

@@ -119,7 +119,7 @@ struct step {
     double (*flops_of)(const extent_values&) = nullptr;
     void (*launch)(const step&, const launch_args&) = nullptr;
     // Packs W [N, K] (and the bias) for this target in a format, when the step has packed weights.
-    kernels::packed_weight (*pack)(const float* w, const float* bias, kernels::weight_format format) = nullptr;
+    kernels::packed_weight (*pack)(const float* w, const float* bias, kernels::precision format) = nullptr;
     const void* node = nullptr;  // the fused node it computes: its compile-time shapes and parameters
 
     // Floating-point operations for a run of `at`; a packed mixed-length batch's, sequence by sequence,
@@ -225,7 +225,7 @@ struct program {
     // one it gathers from, the rows it takes), its output, and the weights it packed: W as bound
     // (`format`), its bias in fp32.
     double bytes_moved(std::size_t k, const extent_values& at,
-                       kernels::weight_format format = kernels::weight_format::fp32) const {
+                       kernels::precision format = kernels::precision::fp32) const {
         const step& s = steps[k];
         std::vector<slot_id> seen;
         const double written = double(slots[s.writes].elements(at));

@@ -128,7 +128,7 @@ public:
         // FLOPs and bytes per token.
         std::string explain(std::size_t tokens = 1) const {
             return decoding_table(model_->program_, cache_.layout(), cache_.position(), step_extents(tokens), hwy::TargetName(HWY_TARGET),
-                                  model_->weights_.gemm_weights());
+                                  model_->weights_.precision());
         }
 
         // Where the time of the last step (`tokens` new ones per sequence) went, from what
@@ -145,7 +145,7 @@ public:
             plan::extent_values at = step_extents(tokens);
             at.position = cache_.position() - tokens;
             return decoding_profile(model_->program_, cache_.layout(), records, at, model_->peak_gflops(threads),
-                                    thread_count(threads), hwy::TargetName(HWY_TARGET), model_->weights_.gemm_weights());
+                                    thread_count(threads), hwy::TargetName(HWY_TARGET), model_->weights_.precision());
         }
 
     private:
@@ -228,7 +228,7 @@ public:
     //   std::cout << model.profile(records, batch);      // or {batch, {length}}: the run's extents
     std::string profile(const std::vector<step_record>& records, const extent_values& at, int threads = 1) const {
         return ctformer::profile_table(program_, records, at, peak_gflops(threads), thread_count(threads),
-                                       hwy::TargetName(HWY_TARGET), weights_.gemm_weights());
+                                       hwy::TargetName(HWY_TARGET), weights_.precision());
     }
 
     // The FMA peak of `threads` cores (0: every hardware thread), one core's measured on the first call.

@@ -19,7 +19,7 @@ struct bind_options {
     // How every GEMM's W is kept (kernels/gemm.hpp): bf16 rounds it to the nearest bfloat16 (a BF16
     // file's values are kept exactly), half the bytes read per token in decoding; the kernels widen
     // it to fp32 and accumulate in fp32. Biases, LayerNorm parameters and embeddings stay fp32.
-    kernels::weight_format gemm_weights = kernels::weight_format::fp32;
+    kernels::precision precision = kernels::precision::fp32;
 };
 
 using plan::step_record;

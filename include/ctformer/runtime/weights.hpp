@@ -27,7 +27,7 @@ public:
     static std::vector<std::pair<std::string, std::vector<int>>> weights_read(const plan::program& p);
 
     bool bound() const { return bound_; }
-    kernels::weight_format gemm_weights() const { return format_; }
+    kernels::precision precision() const { return format_; }
 
     const float* plain(plan::slot_id s, int iteration) const { return plain_[s][std::max(iteration, 0)].data(); }
     const kernels::packed_weight* packed(std::size_t step, int iteration) const {
@@ -37,7 +37,7 @@ public:
 private:
     std::vector<std::vector<std::vector<float>>> plain_;        // per slot, per iteration
     std::vector<std::vector<kernels::packed_weight>> packed_;  // per step, per iteration
-    kernels::weight_format format_ = kernels::weight_format::fp32;
+    kernels::precision format_ = kernels::precision::fp32;
     bool bound_ = false;
 };
 

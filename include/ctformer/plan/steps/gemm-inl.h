@@ -69,7 +69,7 @@ struct gemm_step {
         const std::size_t width = kt::panel_width(), sums = 2 * kernels::round_up(n, width);
         return gated ? gated_tiles * kt::kRows * sums * sizeof(float) : 0;
     }
-    static kernels::packed_weight pack(const float* w, const float* bias, kernels::weight_format format) {
+    static kernels::packed_weight pack(const float* w, const float* bias, kernels::precision format) {
         return gated ? kt::pack_gated_weight(n, k, w, bias, format) : kt::pack_weight(n, k, w, bias, format);
     }
 
