@@ -12,6 +12,7 @@ HWY_BEFORE_NAMESPACE();
 namespace bench::HWY_NAMESPACE {
 void register_peak() {
     benchmark::RegisterBenchmark("peak/fma/threads:1", fma_peak);
+    benchmark::RegisterBenchmark("peak/bf16_dot/threads:1", bf16_dot_peak);
     for (int threads : thread_counts())
         if (threads > 1)
             benchmark::RegisterBenchmark(("peak/fma/threads:" + std::to_string(threads)).c_str(), fma_peak_of, threads)

@@ -24,10 +24,11 @@
 HWY_BEFORE_NAMESPACE();
 namespace bench::HWY_NAMESPACE {
 
-// Registers graph as ctformer/what/workload/threads:N; the model is compiled, bound and given its
-// inputs on the first run of any of its thread counts.
+// Registers graph as ctformer/what/workload/threads:N; the model is compiled, bound (in `precision`)
+// and given its inputs on the first run of any of its thread counts.
 template <class Graph>
-void register_ctformer(const std::string& what, const workload& w, double flops, const Graph& graph) {
+void register_ctformer(const std::string& what, const workload& w, double flops, const Graph& graph,
+                       ctf::kernels::precision precision = ctf::kernels::precision::fp32) {
     using model_type = ctformer::runtime::HWY_NAMESPACE::model<Graph>;
     struct prepared {
         model_type model;
@@ -38,7 +39,7 @@ void register_ctformer(const std::string& what, const workload& w, double flops,
         if (!*state) {
             *state = std::make_unique<prepared>(prepared{model_type(graph), {}});
             (*state)->inputs = ctf::reference::random_inputs(graph, static_cast<std::size_t>(w.batch));
-            (*state)->model.bind((*state)->inputs);
+            (*state)->model.bind((*state)->inputs, {.precision = precision});
         }
         const prepared& p = **state;
         ctf::host_tensor<float> output;
@@ -46,7 +47,9 @@ void register_ctformer(const std::string& what, const workload& w, double flops,
             p.model.run(p.inputs, output, {.threads = threads});
             benchmark::DoNotOptimize(output.data.data());
         }
-        s.SetLabel(hwy::TargetName(HWY_TARGET));
+        const auto gemms = (*state)->model.gemms(threads);
+        s.SetLabel(std::string(hwy::TargetName(HWY_TARGET)) +
+                   (gemms.unit == ctf::kernels::gemm_unit::fp32 ? "" : std::string(", GEMMs ") + ctf::kernels::unit_name(gemms.unit)));
     });
 }
 
@@ -65,12 +68,14 @@ auto tokens() {
     return ctf::input<"x", ctf::batch, W.length, W.d_model>();
 }
 
-// MHA and one encoder layer.
+// MHA and one encoder layer, and the layer in bf16 (the same model bound with bf16 GEMMs).
 template <const workload& W>
 void register_ctformer_workload() {
     with_masks<W>([](auto... m) {
         register_ctformer("mha", W, W.mha_flops(), ctf::nn::multi_head_attention<config_of<W>>(tokens<W>(), m...));
-        register_ctformer("enc", W, W.encoder_flops(), ctf::nn::encoder_layer<config_of<W>>(tokens<W>(), m...));
+        const auto layer = ctf::nn::encoder_layer<config_of<W>>(tokens<W>(), m...);
+        register_ctformer("enc", W, W.encoder_flops(), layer);
+        register_ctformer("enc_bf16", W, W.encoder_flops(), layer, ctf::kernels::precision::bf16);
         return 0;
     });
 }

@@ -1,8 +1,8 @@
 // TinyLlama-1.1B, issue 42's targets (bench/llama.sh runs it with the PyTorch peer,
 // bench/pytorch_llama.py): 22 layers, 2048 wide, 32 heads, 4 KV heads, d_ff 5632, a vocabulary of
-// 32000, random weights; the prefill of a 512-token prompt with fp32 weights (GFLOP/s against the FMA
-// peak), then 32 tokens generated one step at a time after a 128-token prompt, batch 1 and 8, with
-// the GEMMs' weights in bf16 (per-token time, and the bytes each step must read, weights and cached
+// 32000, random weights; the prefill of a 512-token prompt in fp32 and in bf16 precision (GFLOP/s
+// against the FMA peak, and bf16's dot products' where the CPU has them), then 32 tokens generated
+// one step at a time after a 128-token prompt, batch 1 and 8, in bf16 (per-token time, and the bytes each step must read, weights and cached
 // keys and values, over its time against this core's read bandwidth, measured here too).
 #include <memory>
 
@@ -41,8 +41,9 @@ ctf::id_tensor ids(std::size_t batch, std::size_t length, unsigned seed) {
     return ctf::reference::random_ids(graph(), {batch, {length}}, tiny_llama.vocabulary, seed).at("input_ids");
 }
 
+template <ctf::precision P>
 void prefill(benchmark::State& state) {
-    bench::prefill_runs(state, model(ctf::precision::fp32), ids(1, prefill_length, 1));
+    bench::prefill_runs(state, model(P), ids(1, prefill_length, 1));
 }
 
 void decode(benchmark::State& state) {
@@ -52,7 +53,8 @@ void decode(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(bench::HWY_NAMESPACE::read_bandwidth)->Name("peak/read_bandwidth/threads:1")->Iterations(8)->UseRealTime();
-BENCHMARK(prefill)->Name("ctformer/tinyllama/prefill512")->ArgName("threads")->Arg(1)->Arg(2)->Iterations(2)->UseRealTime();
+BENCHMARK(prefill<ctf::precision::fp32>)->Name("ctformer/tinyllama/prefill512")->ArgName("threads")->Arg(1)->Arg(2)->Iterations(2)->UseRealTime();
+BENCHMARK(prefill<ctf::precision::bf16>)->Name("ctformer/tinyllama_bf16/prefill512")->ArgName("threads")->Arg(1)->Arg(2)->Iterations(2)->UseRealTime();
 BENCHMARK(decode)->Name("ctformer/tinyllama_bf16/decode32_after128")->ArgName("batch")->Arg(1)->Arg(8)->Iterations(1)->UseRealTime();
 
 BENCHMARK_MAIN();

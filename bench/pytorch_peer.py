@@ -55,15 +55,21 @@ WORKLOADS = {  # name: (batch, length, d_model, heads, d_ff, causal); as bench/w
 
 
 def cases():
+    """(what, workload, make): enc_bf16 is enc with the module and its input in bfloat16, as PyTorch
+    runs bf16 inference on the CPU (its linear layers through oneDNN, with AVX512-BF16 where the CPU
+    has it)."""
     for name, (b, l, d, h, ff, causal) in WORKLOADS.items():
         yield "mha", name, lambda d=d, h=h: torch.nn.MultiheadAttention(d, h, batch_first=True)
         yield "enc", name, lambda d=d, h=h, ff=ff: torch.nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, batch_first=True)
+        yield "enc_bf16", name, lambda d=d, h=h, ff=ff: torch.nn.TransformerEncoderLayer(
+            d, h, ff, dropout=0.0, batch_first=True).to(torch.bfloat16)
         if name in ("S1", "S2"):
             yield "enc6", name, lambda d=d, h=h, ff=ff: torch.nn.TransformerEncoder(
                 torch.nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, batch_first=True), 6, enable_nested_tensor=False)
 
 
 def call(what, module, x, mask):
+    what = what.removesuffix("_bf16")
     if what == "mha":
         return module(x, x, x, attn_mask=mask, need_weights=False)
     if what == "enc":
@@ -96,8 +102,9 @@ def main():
         for what, name, make in cases():
             b, l, d, h, ff, causal = WORKLOADS[name]
             module = make().eval()
-            x = torch.randn(b, l, d)
-            mask = torch.nn.Transformer.generate_square_subsequent_mask(l) if causal else None
+            dtype = torch.bfloat16 if what.endswith("_bf16") else torch.float32
+            x = torch.randn(b, l, d, dtype=dtype)
+            mask = torch.nn.Transformer.generate_square_subsequent_mask(l).to(dtype) if causal else None
             for t in threads:
                 case = f"pytorch/{what}/{name}/threads:{t}"
                 if not re.search(args.filter, case):

@@ -17,7 +17,9 @@ PEERS = {"eigen": "libeigen3-dev", "onednn": "libdnnl-dev", "pytorch": "python3-
 FORMULAS = """FLOPs (dense; a causal run is credited with the full square):
   mha  2*B*L*d*4d (Q, K, V, output projections) + 4*B*L^2*d (scores, P.V)
   enc  mha + 4*B*L*d*d_ff (feed-forward); enc6 six times enc
-% of peak: GFLOP/s over the FMA peak of as many threads, measured in the same run"""
+  *_bf16: the same model in bf16 (weights and GEMM inputs); x fp32 is its speed-up over ctformer's fp32
+% of peak: GFLOP/s over the FMA peak of as many threads, measured in the same run; for a bf16 row,
+  over the peak of the unit its GEMMs ran on (AVX512-BF16's vdpbf16ps, one core's times the threads)"""
 
 
 def load(paths):
@@ -40,8 +42,13 @@ def load(paths):
     return times, gflops, context
 
 
-def peak_of(gflops, threads):
-    """The FMA peak of `threads` cores measured in the run, else `threads` times one core's."""
+def peak_of(gflops, threads, bf16=False):
+    """The FMA peak of `threads` cores measured in the run, else `threads` times one core's; for bf16,
+    the vdpbf16ps peak where the CPU has it (its GEMMs ran there, the label says), one core's times
+    the threads."""
+    dot = gflops.get("peak/bf16_dot/threads:1")
+    if bf16 and dot:
+        return dot * threads
     one = gflops.get("peak/fma/threads:1")
     return gflops.get(f"peak/fma/threads:{threads}", one * threads if one else None)
 
@@ -50,10 +57,12 @@ def rows(times, gflops):
     for name in sorted(n for n in times if n.startswith("ctformer/")):
         _, what, workload, threads = name.split("/")
         t = int(threads.split(":")[1])
-        peak = peak_of(gflops, t)
+        peak = peak_of(gflops, t, what.endswith("_bf16"))
         row = {"workload": workload, "model": what, "threads": t, "ctformer_ms": round(times[name], 4),
                "gflops": round(gflops.get(name, 0), 1),
                "percent_of_peak": round(100 * gflops[name] / peak, 1) if peak and name in gflops else None}
+        fp32 = times.get(f"ctformer/{what.removesuffix('_bf16')}/{workload}/{threads}") if what.endswith("_bf16") else None
+        row["speedup_vs_fp32"] = round(fp32 / times[name], 2) if fp32 else None
         for peer in PEERS:
             other = times.get(f"{peer}/{what}/{workload}/{threads}")
             row[f"speedup_vs_{peer}"] = round(other / times[name], 2) if other else None
@@ -67,14 +76,16 @@ def report(table, gflops, context):
              else "FMA peak: not measured"]
     for name in sorted(n for n in gflops if n.startswith("peak/fma/") and n != "peak/fma/threads:1"):
         lines.append(f"FMA peak, {name.split(':')[1]} threads: {gflops[name]:.1f} GFLOP/s")
+    dot = gflops.get("peak/bf16_dot/threads:1")
+    lines.append(f"vdpbf16ps peak, one core: {dot:.1f} GFLOP/s" if dot else "vdpbf16ps: not on this CPU (bf16 rows widened to fp32)")
     used = sorted({t for n, t in targets.items() if n.startswith("ctformer/")})
     lines.append(f"ctformer: Highway target {', '.join(used) or '?'}")
     for peer, package in PEERS.items():
         lines.append(f"peer {peer}: {context.get('peer ' + peer, 'missing (install ' + package + ')')}")
-    head = ["workload", "model", "threads", "ctformer ms", "GFLOP/s", "% of peak"] + [f"x {p}" for p in PEERS]
+    head = ["workload", "model", "threads", "ctformer ms", "GFLOP/s", "% of peak", "x fp32"] + [f"x {p}" for p in PEERS]
     lines += ["", "| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for r in table:
-        cells = [r["workload"], r["model"], r["threads"], r["ctformer_ms"], r["gflops"], r["percent_of_peak"]]
+        cells = [r["workload"], r["model"], r["threads"], r["ctformer_ms"], r["gflops"], r["percent_of_peak"], r["speedup_vs_fp32"]]
         cells += [r[f"speedup_vs_{p}"] for p in PEERS]
         lines.append("| " + " | ".join("-" if c is None else str(c) for c in cells) + " |")
     return lines + ["", FORMULAS]

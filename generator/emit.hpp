@@ -19,6 +19,7 @@ struct model_info {
     std::string name;         // the generated class
     std::string source;       // the declaration's file name
     std::string params_text;  // "seq=128 heads=8", as given to ctformer_add_model
+    std::string precision = "fp32";  // bind()'s default (params::precision)
 };
 
 namespace detail {
@@ -60,7 +61,8 @@ inline std::string upper(std::string s) {
 
 inline std::string filled(std::string text, const model_info& info) {
     const std::pair<std::string, std::string> fields[] = {
-        {"@NAME@", info.name}, {"@UPPER@", upper(info.name)}, {"@SOURCE@", info.source}, {"@PARAMS@", info.params_text}};
+        {"@NAME@", info.name}, {"@UPPER@", upper(info.name)}, {"@SOURCE@", info.source}, {"@PARAMS@", info.params_text},
+        {"@PRECISION@", info.precision}};
     for (const auto& [key, value] : fields)
         for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
             text.replace(at, key.size(), value);
@@ -94,7 +96,8 @@ public:
 
     // Checks every weight by name and shape (ctformer::missing_tensor, shape_mismatch), and packs them;
     // strictly (the default), refuses tensors the model does not read (ctformer::unexpected_tensor).
-    void bind(const ctformer::tensor_map& weights, const ctformer::runtime::bind_options& options = {}) {
+    // The GEMMs compute in @PRECISION@ unless the options say (ctformer_add_model's precision).
+    void bind(const ctformer::tensor_map& weights, const ctformer::runtime::bind_options& options = defaults()) {
         model_->bind(weights, options);
     }
 
@@ -102,7 +105,8 @@ public:
     // model.safetensors.index.json lists; a model made from a config.json (HF_CONFIG) drops the
     // prefix a checkpoint with a head puts before the names ("bert.", "roberta."). Strictly (the
     // default), tensors the model does not read, a head's, are refused.
-    void bind_directory(const std::filesystem::path& dir, const ctformer::runtime::bind_options& options = {});
+    void bind_directory(const std::filesystem::path& dir, const ctformer::runtime::bind_options& options = defaults());
+    static ctformer::runtime::bind_options defaults() { return {.precision = ctformer::kernels::precision::@PRECISION@}; }
 
     // Token ids (int32: ctformer::id_tensor) by name in ids, the other inputs in inputs: the steps
     // of @NAME@.cpp, on the target chosen when the model was made.

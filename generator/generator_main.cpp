@@ -68,6 +68,7 @@ int generator_main(const any_model& model, const model_info& info, int argc, cha
 
 int main(int argc, char** argv) {
     const ctformer::gen::model_info info{std::string(ctformer_model_name), std::string(ctformer_model_source),
-                                         std::string(ctformer_model_params_text)};
+                                         std::string(ctformer_model_params_text),
+                                         ctformer::kernels::precision_name(ctformer_model_params.precision)};
     return ctformer::gen::generator_main(*ctformer_generated::CTFORMER_MODEL_NAMESPACE::make_static_model(), info, argc, argv);
 }

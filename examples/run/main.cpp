@@ -33,9 +33,10 @@ namespace {
 
 constexpr std::string_view usage = R"(usage:
   ctformer-run --weights W.safetensors --input X.npy --output Y.npy [--config NAME]
-               [--attention-weights A.npy] [--threads N] [--explain] [--profile]
+               [--attention-weights A.npy] [--threads N] [--precision P] [--explain] [--profile]
   ctformer-run --model DIR --input-ids IDS.npy --output Y.npy [--attention-mask M.npy]
-               [--token-type-ids T.npy] [--pooler | --sentence-embedding] [--threads N] [--explain] [--profile]
+               [--token-type-ids T.npy] [--pooler | --sentence-embedding] [--threads N] [--precision P]
+               [--explain] [--profile]
   ctformer-run --explain [--config NAME | --model DIR]
 
   --weights F             the model's state_dict (PyTorch names; F32, F16 or BF16)
@@ -45,6 +46,9 @@ constexpr std::string_view usage = R"(usage:
   --attention-weights F   also write the per-head attention weights [batch, heads, length, length]
                           (single-layer configurations)
   --threads N             threads to run on (default: every hardware thread)
+  --precision P           the GEMMs' precision: fp32 (the default) or bf16 (weights and GEMM inputs
+                          rounded to bf16, sums in fp32; AVX512-BF16's dot products where the CPU
+                          has them, --profile names them)
   --non-strict            bind weights the model does not read without complaint (strict, the
                           default, refuses them, as PyTorch's load_state_dict does)
   --explain               print the tree before and after each fusion pass, and the plan of kernels
@@ -70,7 +74,7 @@ configurations (each runs any length from 1 to its longest, as it is):
 )";
 
 struct arguments {
-    std::string weights, input, output, attention_weights, threads, config;
+    std::string weights, input, output, attention_weights, threads, config, precision;
     std::string model, input_ids, attention_mask, token_type_ids;  // --model
     bool explain = false, profile = false, help = false, non_strict = false, pooler = false, sentence_embedding = false;
 };
@@ -85,6 +89,7 @@ arguments parse(std::span<char*> args) {
     const std::map<std::string_view, std::string*> values{
         {"--weights", &a.weights}, {"--input", &a.input},   {"--output", &a.output},
         {"--config", &a.config},   {"--threads", &a.threads}, {"--attention-weights", &a.attention_weights},
+        {"--precision", &a.precision},
         {"--model", &a.model},     {"--input-ids", &a.input_ids}, {"--attention-mask", &a.attention_mask},
         {"--token-type-ids", &a.token_type_ids}};
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -123,6 +128,12 @@ int thread_count(const std::string& text) {
         throw usage_error("--threads needs a whole number from 1 to " + std::to_string(ctf::most_threads()) +
                           " (4 per hardware thread), not '" + text + "'");
     return n;
+}
+
+ctf::kernels::precision precision_of(const std::string& text) {
+    if (text.empty() || text == "fp32") return ctf::kernels::precision::fp32;
+    if (text == "bf16") return ctf::kernels::precision::bf16;
+    throw usage_error("--precision is fp32 or bf16, not '" + text + "'");
 }
 
 const run::configuration& find_configuration(const std::string& name) {
@@ -188,7 +199,7 @@ void bind_weights(ctf::any_model& model, const arguments& a) {
         weights = ctf::split_in_projections(file.tensors());
     }
     try {
-        model.bind(weights, {.strict = !a.non_strict});
+        model.bind(weights, {.strict = !a.non_strict, .precision = precision_of(a.precision)});
     } catch (const ctf::missing_tensor& e) {
         if (const auto found = dtypes.find(e.tensor()); found != dtypes.end())
             throw ctf::file_error(a.weights, e.tensor(), "dtype " + found->second + " is not a floating-point type (F32, F16 or BF16)");
@@ -210,7 +221,7 @@ run::model_request model_request(const arguments& a) {
     if (!a.input_ids.empty() && a.output.empty()) throw usage_error("--input-ids needs --output");
     run::model_request r{.dir = a.model, .input_ids = a.input_ids, .attention_mask = a.attention_mask,
                          .token_type_ids = a.token_type_ids, .output = a.output,
-                         .threads = thread_count(a.threads), .non_strict = a.non_strict, .explain = a.explain,
+                         .threads = thread_count(a.threads), .precision = precision_of(a.precision), .non_strict = a.non_strict, .explain = a.explain,
                          .profile = a.profile};
     r.result = a.pooler               ? run::model_result::pooler
                : a.sentence_embedding ? run::model_result::sentence_embedding

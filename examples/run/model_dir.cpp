@@ -174,7 +174,7 @@ ctf::tensor_map take_pooler_weights(ctf::tensor_map& weights) {
 std::size_t bind_encoder(ctf::any_model& encoder, const ctf::tensor_map& weights, const model_request& r) {
     std::vector<std::string> unread;
     try {
-        encoder.bind(weights, {.strict = true});
+        encoder.bind(weights, {.strict = true, .precision = r.precision});
         return 0;
     } catch (const ctf::missing_tensor& e) {
         throw in_checkpoint(r, e);
@@ -184,7 +184,7 @@ std::size_t bind_encoder(ctf::any_model& encoder, const ctf::tensor_map& weights
     if (!r.non_strict)
         throw ctf::file_error(r.dir, "", std::to_string(unread.size()) + " tensor(s) the model does not read: " +
                                              ctf::unexpected_tensor::joined(unread) + " (run with --non-strict to allow it)");
-    encoder.bind(weights, {.strict = false});
+    encoder.bind(weights, {.strict = false, .precision = r.precision});
     return unread.size();
 }
 

@@ -8,6 +8,8 @@
 #include <ostream>
 #include <string>
 
+#include <ctformer/kernels/gemm.hpp>
+
 namespace run {
 
 // What --model returns.
@@ -17,6 +19,7 @@ struct model_request {
     std::string dir, input_ids, attention_mask, token_type_ids, output;
     model_result result = model_result::hidden_state;
     int threads = 0;  // 0: every hardware thread
+    ctformer::kernels::precision precision = ctformer::kernels::precision::fp32;  // the GEMMs'
     bool non_strict = false, explain = false, profile = false;
 };
 

@@ -19,6 +19,7 @@
 
 #include "core/fields.hpp"
 #include "dsl/nn/config.hpp"
+#include "kernels/gemm.hpp"
 #include "shape/shape.hpp"
 
 namespace ctformer::gen {
@@ -51,6 +52,7 @@ struct params : nn::config {
     int sliding_window = 0;
     head_param lm_head = head_param::own;
     bias_param bias = bias_param::none;
+    kernels::precision precision = kernels::precision::fp32;  // bind()'s, unless its options say
 
     // The sequence extent to declare inputs with: any length from 1 to seq, at run time.
     constexpr int length() const { return length_extent(seq); }
@@ -122,7 +124,14 @@ inline constexpr auto param_fields = std::tuple_cat(
                    &params::bias,
                    {{{"none", bias_param::none}, {"qkv", bias_param::qkv}}},
                    "ctformer::gen::bias_param",
-                   "HF_CONFIG llama: no linear layer has a bias, or q_proj, k_proj and v_proj have (qwen2)"}});
+                   "HF_CONFIG llama: no linear layer has a bias, or q_proj, k_proj and v_proj have (qwen2)"},
+               fields::choice<params, kernels::precision, 2>{
+                   "precision",
+                   &params::precision,
+                   {{{"fp32", kernels::precision::fp32}, {"bf16", kernels::precision::bf16}}},
+                   "ctformer::kernels::precision",
+                   "the GEMMs' precision bind() uses unless its options give one: bf16 rounds weights and GEMM "
+                   "inputs to bf16 and sums in fp32, with AVX512-BF16's dot products where the CPU has them"}});
 static_assert(fields::covers<params>(param_fields, 1),
               "param_fields must list every field of gen::params and nn::config, once");
 

@@ -26,20 +26,20 @@ decoding_work decoding_work_of(const plan::program& p, const plan::cache_layout&
 
 std::string decoding_profile(const plan::program& p, const plan::cache_layout& cache,
                              const std::vector<plan::step_record>& records, const plan::extent_values& at,
-                             double peak_gflops, int threads, std::string_view target,
-                             kernels::precision format) {
+                             double peak_gflops, int threads, std::string_view target, const gemm_units& gemms) {
     std::vector<double> bytes(p.steps.size());
-    for (std::size_t k = 0; k < p.steps.size(); ++k) bytes[k] = decoding_work_of(p, cache, k, at, format).bytes;
-    return profile_table(p, records, at, peak_gflops, threads, target, format, bytes);
+    for (std::size_t k = 0; k < p.steps.size(); ++k) bytes[k] = decoding_work_of(p, cache, k, at, gemms.precision).bytes;
+    return profile_table(p, records, at, peak_gflops, threads, target, gemms, bytes);
 }
 
 std::string decoding_table(const plan::program& p, const plan::cache_layout& cache, std::size_t position,
-                           plan::extent_values at, std::string_view target, kernels::precision format) {
+                           plan::extent_values at, std::string_view target, const gemm_units& gemms) {
+    const kernels::precision format = gemms.precision;
     using detail::format_row;
     at.position = position;
     const double tokens = double(cache.tokens(at) * at.batch);
-    std::string text = format_row("== decoding step (%s, %s GEMM weights): %s at position %zu of %zu ==\n",
-                           std::string(target).c_str(), kernels::precision_name(format), p.extents_text(at).c_str(),
+    std::string text = format_row("== decoding step (%s, GEMMs %s): %s at position %zu of %zu ==\n",
+                           std::string(target).c_str(), kernels::unit_name(gemms.unit), p.extents_text(at).c_str(),
                            at.position, cache.capacity());
     text += format_row("%-3s %-32s %-16s %10s %10s  %s\n", "#", "kernel", "shape", "MFLOP", "MB moved", "details");
     for (std::size_t k = 0; k < p.steps.size(); ++k) {

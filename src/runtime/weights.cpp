@@ -89,6 +89,9 @@ void bound_weights::bind(const plan::program& p, const weight_source& given, con
     plain_ = std::move(plain);
     packed_ = std::move(packed);
     format_ = options.precision;
+    unit_ = kernels::gemm_unit::fp32;
+    for (const auto& step : packed_)
+        if (!step.empty()) unit_ = step.front().unit;  // one unit for every GEMM: chosen by the target
     bound_ = true;
 }
 

@@ -74,7 +74,7 @@ TEST(CtformerGen, EachBadParameterIsOneLine) {
         {"depth=8", "ctformer-gen: unknown parameter 'depth' (known: seq, d_model, heads, kv_heads, d_ff, act, norm, eps, "
                     "layers, mask, family, vocabulary, positions, token_types, padding_idx, output, token_type_ids, "
                     "rope_theta, rope_scaling, rope_factor, rope_low_freq_factor, rope_high_freq_factor, "
-                    "rope_original_positions, sliding_window, lm_head, bias)\n"},
+                    "rope_original_positions, sliding_window, lm_head, bias, precision)\n"},
         {"rope_scaling=llama3 rope_low_freq_factor=4",
          "ctformer-gen: rope_low_freq_factor=4 must be less than rope_high_freq_factor=4\n"},
         {"lm_head=8", "ctformer-gen: lm_head=8: expected one of own, tied\n"},
@@ -109,6 +109,14 @@ TEST(CtformerGen, GoodParametersBecomeTheHeader) {
                                 "    p.eps = 1e-05;\n    p.layers = 1;\n    p.mask = ctformer::gen::mask_param::causal;\n"),
               std::string::npos)
         << header.str();
+}
+
+// precision=bf16 becomes the model's default for bind() (generator/emit.hpp's defaults()).
+TEST(CtformerGen, PrecisionBecomesTheHeader) {
+    ASSERT_EQ(ctformer_gen("precision=bf16").status, 0);
+    std::stringstream header;
+    header << std::ifstream(dir() + "/m.params.hpp").rdbuf();
+    EXPECT_NE(header.str().find("    p.precision = ctformer::kernels::precision::bf16;\n"), std::string::npos) << header.str();
 }
 
 std::string hf(const std::string& file) { return std::string(CTFORMER_HF_DIR) + "/" + file; }

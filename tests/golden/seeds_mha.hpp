@@ -22,7 +22,8 @@ public:
 
     // Checks every weight by name and shape (ctformer::missing_tensor, shape_mismatch), and packs them;
     // strictly (the default), refuses tensors the model does not read (ctformer::unexpected_tensor).
-    void bind(const ctformer::tensor_map& weights, const ctformer::runtime::bind_options& options = {}) {
+    // The GEMMs compute in fp32 unless the options say (ctformer_add_model's precision).
+    void bind(const ctformer::tensor_map& weights, const ctformer::runtime::bind_options& options = defaults()) {
         model_->bind(weights, options);
     }
 
@@ -30,7 +31,8 @@ public:
     // model.safetensors.index.json lists; a model made from a config.json (HF_CONFIG) drops the
     // prefix a checkpoint with a head puts before the names ("bert.", "roberta."). Strictly (the
     // default), tensors the model does not read, a head's, are refused.
-    void bind_directory(const std::filesystem::path& dir, const ctformer::runtime::bind_options& options = {});
+    void bind_directory(const std::filesystem::path& dir, const ctformer::runtime::bind_options& options = defaults());
+    static ctformer::runtime::bind_options defaults() { return {.precision = ctformer::kernels::precision::fp32}; }
 
     // Token ids (int32: ctformer::id_tensor) by name in ids, the other inputs in inputs: the steps
     // of seeds_mha.cpp, on the target chosen when the model was made.

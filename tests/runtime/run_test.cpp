@@ -263,6 +263,27 @@ TEST(Profile, ShowsEveryStepWithItsTimeRateAndBytes) {
     EXPECT_THROW(model.profile(records, 2), ctf::error);
 }
 
+// Bound in bf16, the GEMMs' rows and the title name their unit (AVX512-BF16's dot products where the
+// CPU has them, else widened), and so does explain(); the other steps' rows do not.
+TEST(Profile, NamesTheUnitOfBf16Gemms) {
+    auto [model, records] = test::recorded_run(stack_of_3, 2, 1, {.precision = ctf::precision::bf16});
+    const ctf::gemm_units gemms = model.gemms(1);
+    ASSERT_NE(gemms.unit, ctf::kernels::gemm_unit::fp32);
+    EXPECT_EQ(gemms.peak_gflops > 0, gemms.unit == ctf::kernels::gemm_unit::bf16_dot);
+    std::cout << "GEMMs bound in bf16 run on: " << ctf::kernels::unit_name(gemms.unit) << "\n";
+    const std::string unit = ctf::kernels::unit_name(gemms.unit);
+    const std::vector<std::string> rows = profile_rows(model.profile(records, 2));
+    EXPECT_NE(rows[0].find("GEMMs " + unit), std::string::npos) << rows[0];
+    std::size_t named = 0;
+    for (std::size_t k = 0; k < model.program().steps.size(); ++k) {
+        const bool gemm = model.program().steps[k].pack != nullptr;
+        EXPECT_EQ(rows[k + 2].find(unit) != std::string::npos, gemm) << rows[k + 2];
+        named += gemm;
+    }
+    EXPECT_GE(named, 3u);  // Q/K/V, the output projection, the FFN's two
+    EXPECT_NE(model.explain({2}).find(", GEMMs " + unit + ") =="), std::string::npos);
+}
+
 // A 2-thread run forks its threads only for steps with the work to pay for them, and the profile
 // judges each step against the peak of the cores it ran on: here the Q/K/V GEMM (1.8 MFLOP) on two,
 // the LayerNorms (2 × 37 × 64 values) on one.

@@ -1,4 +1,4 @@
-// decoding_table(program, cache layout, position, extents, target, format): the plan of one decoding step as it runs at the cache's
+// decoding_table(program, cache layout, position, extents, target, gemms): the plan of one decoding step as it runs at the cache's
 // position: each step's kernel, shape, MFLOP and the bytes it moves (its operands and output once,
 // its packed weights, and for cached attention the keys and values it reads), a repeat's body step
 // summed over its iterations; then the work and bytes per new token. Decoding is bound by those
@@ -31,11 +31,10 @@ decoding_work decoding_work_of(const plan::program& p, const plan::cache_layout&
 // with the bytes each step moved, the cached keys and values it read among them.
 std::string decoding_profile(const plan::program& p, const plan::cache_layout& cache,
                              const std::vector<plan::step_record>& records, const plan::extent_values& at,
-                             double peak_gflops, int threads, std::string_view target,
-                             kernels::precision format);
+                             double peak_gflops, int threads, std::string_view target, const gemm_units& gemms);
 
 // At `position`, the cache's positions filled.
 std::string decoding_table(const plan::program& p, const plan::cache_layout& cache, std::size_t position,
-                           plan::extent_values at, std::string_view target, kernels::precision format);
+                           plan::extent_values at, std::string_view target, const gemm_units& gemms);
 
 }  // namespace ctformer

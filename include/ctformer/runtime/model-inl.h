@@ -26,6 +26,7 @@
 #include "../inspect/decoding.hpp"
 #include "../inspect/explain.hpp"
 #include "../inspect/profile.hpp"
+#include "../kernels/bf16_dot.hpp"
 #include "../kernels/peak-inl.h"
 #include "../passes/pipeline.hpp"
 #include "../plan/lowering-inl.h"
@@ -128,7 +129,7 @@ public:
         // FLOPs and bytes per token.
         std::string explain(std::size_t tokens = 1) const {
             return decoding_table(model_->program_, cache_.layout(), cache_.position(), step_extents(tokens), hwy::TargetName(HWY_TARGET),
-                                  model_->weights_.precision());
+                                  model_->gemms(1));
         }
 
         // Where the time of the last step (`tokens` new ones per sequence) went, from what
@@ -145,7 +146,7 @@ public:
             plan::extent_values at = step_extents(tokens);
             at.position = cache_.position() - tokens;
             return decoding_profile(model_->program_, cache_.layout(), records, at, model_->peak_gflops(threads),
-                                    thread_count(threads), hwy::TargetName(HWY_TARGET), model_->weights_.precision());
+                                    thread_count(threads), hwy::TargetName(HWY_TARGET), model_->gemms(threads));
         }
 
     private:
@@ -218,7 +219,13 @@ public:
     // The tree before and after each fusion pass, and the plan, for a run of `at` (a batch, and
     // lengths: {4, {10}} is B=4, L=10; the lengths' maxima when not given).
     std::string explain(const extent_values& at = {}) const {
-        return ctformer::explain(*graph_, program_, at, hwy::TargetName(HWY_TARGET));
+        return ctformer::explain(*graph_, program_, at, heading());
+    }
+
+    // explain()'s heading: the target, and the GEMMs' precision and unit once bound in bf16.
+    std::string heading() const {
+        const kernels::gemm_unit unit = weights_.unit();
+        return std::string(hwy::TargetName(HWY_TARGET)) + (unit == kernels::gemm_unit::fp32 ? "" : std::string(", GEMMs ") + kernels::unit_name(unit));
     }
 
     // Where the time of one run went, from what run_options::profile collected in it: each step's
@@ -228,7 +235,15 @@ public:
     //   std::cout << model.profile(records, batch);      // or {batch, {length}}: the run's extents
     std::string profile(const std::vector<step_record>& records, const extent_values& at, int threads = 1) const {
         return ctformer::profile_table(program_, records, at, peak_gflops(threads), thread_count(threads),
-                                       hwy::TargetName(HWY_TARGET), weights_.precision());
+                                       hwy::TargetName(HWY_TARGET), gemms(threads));
+    }
+
+    // What the bound GEMMs compute in and run on (bind_options::precision, chosen by what the CPU
+    // has), and that unit's peak of `threads` cores: bf16's dot products' measured on the first call.
+    gemm_units gemms(int threads) const {
+        if (weights_.unit() != kernels::gemm_unit::bf16_dot) return {weights_.precision(), weights_.unit()};
+        static const double one_core = kernels::bf16_dot::dot_peak_gflops();
+        return {weights_.precision(), weights_.unit(), one_core * thread_count(threads)};
     }
 
     // The FMA peak of `threads` cores (0: every hardware thread), one core's measured on the first call.
@@ -279,7 +294,7 @@ public:
     }
     const plan::program& program() const override { return model_.program(); }
     std::string explain(const extent_values& at) const override {
-        return trace_(model_.graph()) + plan_text(model_.program(), at, target());
+        return trace_(model_.graph()) + plan_text(model_.program(), at, model_.heading());
     }
     std::string profile(const std::vector<step_record>& records, const extent_values& at, int threads) const override {
         return model_.profile(records, at, threads);

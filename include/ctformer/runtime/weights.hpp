@@ -28,6 +28,7 @@ public:
 
     bool bound() const { return bound_; }
     kernels::precision precision() const { return format_; }
+    kernels::gemm_unit unit() const { return unit_; }  // what its GEMMs run on (kernels/gemm.hpp)
 
     const float* plain(plan::slot_id s, int iteration) const { return plain_[s][std::max(iteration, 0)].data(); }
     const kernels::packed_weight* packed(std::size_t step, int iteration) const {
@@ -38,6 +39,7 @@ private:
     std::vector<std::vector<std::vector<float>>> plain_;        // per slot, per iteration
     std::vector<std::vector<kernels::packed_weight>> packed_;  // per step, per iteration
     kernels::precision format_ = kernels::precision::fp32;
+    kernels::gemm_unit unit_ = kernels::gemm_unit::fp32;
     bool bound_ = false;
 };
 
