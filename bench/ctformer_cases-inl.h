@@ -11,6 +11,8 @@
 #define CTFORMER_BENCH_CTFORMER_CASES_INL_H_
 #endif
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include <hwy/highway.h>
@@ -25,7 +27,9 @@ HWY_BEFORE_NAMESPACE();
 namespace bench::HWY_NAMESPACE {
 
 // Registers graph as ctformer/what/workload/threads:N; the model is compiled, bound (in `precision`)
-// and given its inputs on the first run of any of its thread counts.
+// and given its inputs on the first run of any of its thread counts. A bf16 case also reports how far
+// its output is from the same model's in fp32: the largest difference (max_err) and the largest
+// output (max_abs).
 template <class Graph>
 void register_ctformer(const std::string& what, const workload& w, double flops, const Graph& graph,
                        ctf::kernels::precision precision = ctf::kernels::precision::fp32) {
@@ -33,6 +37,7 @@ void register_ctformer(const std::string& what, const workload& w, double flops,
     struct prepared {
         model_type model;
         ctf::tensor_map inputs;
+        double max_err = 0, max_abs = 0;
     };
     const auto state = std::make_shared<std::unique_ptr<prepared>>();
     register_case("ctformer", what, flops, w, [=](benchmark::State& s, int threads) {
@@ -40,8 +45,24 @@ void register_ctformer(const std::string& what, const workload& w, double flops,
             *state = std::make_unique<prepared>(prepared{model_type(graph), {}});
             (*state)->inputs = ctf::reference::random_inputs(graph, static_cast<std::size_t>(w.batch));
             (*state)->model.bind((*state)->inputs, {.precision = precision});
+            if (precision != ctf::kernels::precision::fp32) {
+                model_type fp32(graph);
+                fp32.bind((*state)->inputs);
+                ctf::host_tensor<float> want, got;
+                fp32.run((*state)->inputs, want);
+                (*state)->model.run((*state)->inputs, got);
+                for (std::size_t i = 0; i < want.data.size(); ++i) {  // a NaN stays
+                    const double err = std::abs(got.data[i] - want.data[i]);
+                    if (!(err <= (*state)->max_err)) (*state)->max_err = err;
+                    (*state)->max_abs = std::max((*state)->max_abs, double(std::abs(want.data[i])));
+                }
+            }
         }
         const prepared& p = **state;
+        if (precision != ctf::kernels::precision::fp32) {
+            s.counters["max_err"] = p.max_err;
+            s.counters["max_abs"] = p.max_abs;
+        }
         ctf::host_tensor<float> output;
         for (auto _ : s) {
             p.model.run(p.inputs, output, {.threads = threads});

@@ -4,8 +4,8 @@ heads, d_ff 5632, a vocabulary of 32000) in plain PyTorch with its own KV cache,
 LlamaForCausalLM computes it (RMSNorm, rotate_half rotary positions, grouped-query attention by
 repeating the KV heads, SiLU-gated MLP, an lm_head of its own) but with the cache preallocated (no
 torch.cat per step), in eval mode under torch.inference_mode(), random weights. The prefill of a
-512-token prompt in fp32 at 1 and 2 threads, then 8 tokens generated greedily one step at a time
-after a 128-token prompt, batch 1 and 8, 1 thread, with the model in fp32 and in bf16 (its weights,
+512-token prompt at 1 and 2 threads, then 8 tokens generated greedily one step at a time after a
+128-token prompt, batch 1 and 8, 1 thread, with the model in fp32 and in bf16 (its weights,
 activations and cache; PyTorch's CPU bf16). The prompt's keys and values are random, its last token
 alone run (untimed; a step reads the cache the same), which keeps the run short. OpenBLAS is named for the core as in bench/pytorch_peer.py. Prints one line per case: name,
 argument, ms.
@@ -101,6 +101,12 @@ def main():
         for batch in (1, 8):
             print("pytorch/tinyllama/decode8_after128 batch:%d %.1f ms/step" % (batch, per_step(batch)), flush=True)
         model.to_bf16()
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            cache = model.cache(1)
+            print("pytorch/tinyllama_bf16/prefill512 threads:%d %.1f ms" % (threads, median_ms(lambda: model(prompt, cache, 0))),
+                  flush=True)
+        torch.set_num_threads(1)
         for batch in (1, 8):
             print("pytorch/tinyllama_bf16/decode8_after128 batch:%d %.1f ms/step" % (batch, per_step(batch)), flush=True)
 

@@ -57,12 +57,12 @@ WORKLOADS = {  # name: (batch, length, d_model, heads, d_ff, causal); as bench/w
 def cases():
     """(what, workload, make): enc_bf16 is enc with the module and its input in bfloat16, as PyTorch
     runs bf16 inference on the CPU (its linear layers through oneDNN, with AVX512-BF16 where the CPU
-    has it)."""
+    has it). A bf16 case also reports how far its output is from the same module's in fp32 (max_err,
+    and max_abs, the largest output)."""
     for name, (b, l, d, h, ff, causal) in WORKLOADS.items():
         yield "mha", name, lambda d=d, h=h: torch.nn.MultiheadAttention(d, h, batch_first=True)
         yield "enc", name, lambda d=d, h=h, ff=ff: torch.nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, batch_first=True)
-        yield "enc_bf16", name, lambda d=d, h=h, ff=ff: torch.nn.TransformerEncoderLayer(
-            d, h, ff, dropout=0.0, batch_first=True).to(torch.bfloat16)
+        yield "enc_bf16", name, lambda d=d, h=h, ff=ff: torch.nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, batch_first=True)
         if name in ("S1", "S2"):
             yield "enc6", name, lambda d=d, h=h, ff=ff: torch.nn.TransformerEncoder(
                 torch.nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, batch_first=True), 6, enable_nested_tensor=False)
@@ -102,9 +102,15 @@ def main():
         for what, name, make in cases():
             b, l, d, h, ff, causal = WORKLOADS[name]
             module = make().eval()
-            dtype = torch.bfloat16 if what.endswith("_bf16") else torch.float32
-            x = torch.randn(b, l, d, dtype=dtype)
-            mask = torch.nn.Transformer.generate_square_subsequent_mask(l).to(dtype) if causal else None
+            x = torch.randn(b, l, d)
+            mask = torch.nn.Transformer.generate_square_subsequent_mask(l) if causal else None
+            error = {}
+            if what.endswith("_bf16"):
+                want = call(what, module, x, mask)[0 if what.startswith("mha") else slice(None)]
+                module, x = module.to(torch.bfloat16), x.to(torch.bfloat16)
+                mask = mask.to(torch.bfloat16) if causal else None
+                got = call(what, module, x, mask)[0 if what.startswith("mha") else slice(None)].float()
+                error = {"max_err": float((got - want).abs().max()), "max_abs": float(want.abs().max())}
             for t in threads:
                 case = f"pytorch/{what}/{name}/threads:{t}"
                 if not re.search(args.filter, case):
@@ -112,7 +118,7 @@ def main():
                 torch.set_num_threads(t)
                 ms = median_ms(what, module, x, mask)
                 results.append({"name": case, "run_type": "aggregate", "aggregate_name": "median",
-                                "real_time": ms, "time_unit": "ms"})
+                                "real_time": ms, "time_unit": "ms", **error})
     blas = BLAS + (f" (OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']})" if "OPENBLAS_CORETYPE" in os.environ else "")
     if "openblas" not in BLAS:
         print(f"pytorch_peer.py: PyTorch multiplies with {BLAS}, the reference BLAS, about 20x slower than "

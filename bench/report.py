@@ -23,7 +23,7 @@ FORMULAS = """FLOPs (dense; a causal run is credited with the full square):
 
 
 def load(paths):
-    times, gflops, context, labels = {}, {}, {}, {}
+    times, gflops, context, labels, errors = {}, {}, {}, {}, {}
     for path in paths:
         with open(path) as f:
             data = json.load(f)
@@ -38,7 +38,10 @@ def load(paths):
                 labels[name] = b["label"]
             if "GFLOP/s" in b:
                 gflops[name] = b["GFLOP/s"] / 1e9
+            if "max_err" in b:
+                errors[name.rsplit("/", 1)[0]] = (b["max_err"], b["max_abs"])
     context["targets"] = labels
+    context["errors"] = errors
     return times, gflops, context
 
 
@@ -88,6 +91,10 @@ def report(table, gflops, context):
         cells = [r["workload"], r["model"], r["threads"], r["ctformer_ms"], r["gflops"], r["percent_of_peak"], r["speedup_vs_fp32"]]
         cells += [r[f"speedup_vs_{p}"] for p in PEERS]
         lines.append("| " + " | ".join("-" if c is None else str(c) for c in cells) + " |")
+    errors = context["errors"]
+    if errors:
+        lines += ["", "bf16 against the same model in fp32 (largest difference / largest output):"]
+        lines += [f"  {name}: {err:.3g} / {top:.3g}" for name, (err, top) in sorted(errors.items())]
     return lines + ["", FORMULAS]
 
 

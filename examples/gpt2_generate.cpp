@@ -2,8 +2,8 @@
 // "gpt2", F32 or BF16 or F16), the prompt given as token ids (GPT-2's tokenizer is not ctformer's):
 //   gpt2_generate model.safetensors 464 2068 7586 21831 --tokens 20 [--bf16]
 // The prompt runs once (prefill), then each new token is one decoding step over the KV cache (1024
-// positions), the argmax of its logits (ctf::generate). --bf16 keeps the GEMMs' weights in bf16:
-// half the bytes each step reads (a BF16 checkpoint's values exactly).
+// positions), the argmax of its logits (ctf::generate). --bf16 computes the GEMMs in bf16
+// (docs/precision.md): half the bytes each step reads (a BF16 checkpoint's values exactly).
 #include <cstdlib>
 #include <iostream>
 #include <string>

@@ -13,7 +13,7 @@
 //   greedy unless --temperature is given; --top-k 0 and --top-p 1 (the defaults) keep every token
 //   DIR    a Hugging Face directory (model.safetensors, or shards and their index) whose config.json
 //          is this build's; without one, random weights (the tokens then mean nothing)
-//   --fp32 keeps the GEMMs' weights in fp32 (default: bf16, half the bytes a token reads)
+//   --fp32 computes the GEMMs in fp32 (default: bf16, half the bytes a token reads; docs/precision.md)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -39,7 +39,7 @@ struct options {
     ctformer::kernels::precision weights = ctformer::kernels::precision::bf16;
 };
 
-// The command line over the defaults (greedy, 32 tokens, bf16 weights, one thread).
+// The command line over the defaults (greedy, 32 tokens, bf16 GEMMs, one thread).
 options parse(int argc, char** argv) {
     options o;
     for (int i = 1; i < argc; ++i) {

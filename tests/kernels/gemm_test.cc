@@ -113,12 +113,36 @@ void TestBfloat16Rounding() {
     EXPECT_EQ(k::bfloat16_bits(std::numeric_limits<float>::max()), 0x7f80);
     EXPECT_TRUE(std::isnan(k::bfloat16_to_float(k::bfloat16_bits(std::numeric_limits<float>::quiet_NaN()))));
     EXPECT_TRUE(std::isnan(k::bfloat16_to_float(k::bfloat16_bits(std::bit_cast<float>(0x7f800001u)))));
+
+    // The packings' vector roundings give the same bits: the widened kernel's, in place, and
+    // AVX512-BF16's pairs (where this target runs them; for normal values: it flushes subnormals).
+    std::vector<float> x{1.0f, std::bit_cast<float>(0x3f808000u), std::bit_cast<float>(0x3f818000u),
+                         std::bit_cast<float>(0x3f808001u), -2.5f, std::numeric_limits<float>::max(), 1e-3f, -7.0e5f};
+    for (int i = 0; i < 37; ++i) x.push_back(std::sin(float(i)) * 3.0f);  // 45 in all: a tail past 32
+    std::vector<float> rounded = x;
+    kt::round_to_bfloat16(rounded.data(), rounded.size());
+    for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(std::bit_cast<std::uint32_t>(rounded[i]), std::uint32_t{k::bfloat16_bits(x[i])} << 16) << i;
+    std::vector<float> nan{std::bit_cast<float>(0x7f800001u)};
+    kt::round_to_bfloat16(nan.data(), 1);
+    EXPECT_TRUE(std::isnan(nan[0]));
+#ifdef CTFORMER_GEMM_BF16_DOT
+    if (!k::bf16_dot::available()) return;
+    std::vector<float> pairs(x.size() / 2 + 2, -1.0f);
+    k::bf16_dot::to_pairs(x.data(), x.size(), pairs.data());
+    for (std::size_t i = 0; i < x.size(); i += 2) {
+        const std::uint32_t high = i + 1 < x.size() ? k::bfloat16_bits(x[i + 1]) : 0;
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(pairs[i / 2]), (k::bfloat16_bits(x[i]) | high << 16)) << i;
+    }
+    EXPECT_EQ(pairs[x.size() / 2 + 1], -1.0f);  // nothing past the pairs written
+#endif
 }
 
 void TestPlainShapes() {
     check_rows<64, 64, plain>();
     check_rows<13, 9, plain>();    // N not a whole panel, odd K
     check_rows<100, 130, plain>();
+    // K of one step: a block of 40000 rows, whose bf16 pairs are as many as its steps.
+    for (k::gemm_unit unit : units_here()) check<13, 1, plain>(40000, unit);
 }
 
 void TestEpilogues() {

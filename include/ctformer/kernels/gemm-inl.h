@@ -177,6 +177,22 @@ inline std::size_t pack_rows(const float* a, std::size_t k, std::size_t row_begi
     return std::size_t(sliver - first);
 }
 
+// x[0, n) rounded to bf16 in place, as bfloat16_bits rounds (a NaN stays a NaN), a vector at a time.
+inline void round_to_bfloat16(float* x, std::size_t n) {
+    const auto round = [x](auto d, std::size_t i) HWY_ATTR {
+        const hn::RebindToUnsigned<decltype(d)> du;
+        const auto v = hn::LoadU(d, x + i);
+        const auto bits = hn::BitCast(du, v), high = hn::Set(du, 0xffff0000u);
+        const auto nearest = hn::Add(bits, hn::Add(hn::Set(du, 0x7fffu), hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u))));
+        const auto nan = hn::Or(hn::And(bits, high), hn::Set(du, 0x00400000u));
+        hn::StoreU(hn::BitCast(d, hn::And(hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, nearest), high)), d, x + i);
+    };
+    const std::size_t lanes = hn::Lanes(float_tag());
+    std::size_t i = 0;
+    for (; i + lanes <= n; i += lanes) round(float_tag(), i);
+    for (; i < n; ++i) round(hn::CappedTag<float, 1>(), i);
+}
+
 // Panel p of W as the micro-kernel reads it, step k (of parity Odd) at a time: Vectors vectors of
 // fp32 from vector `first` of the panel; and A as it packs it for the micro-kernel, a_steps(steps)
 // values of a_type per row for `steps` K steps.
@@ -219,8 +235,7 @@ struct bf16_panel {
     static std::size_t a_steps(std::size_t steps) { return steps; }
     static void pack(const float* a, std::size_t k, std::size_t row_begin, std::size_t row_end, std::size_t k_begin,
                      std::size_t k_end, float* sliver, std::size_t height = kRows, bool pad = false) {
-        const std::size_t count = pack_rows(a, k, row_begin, row_end, k_begin, k_end, sliver, height, pad);
-        for (std::size_t i = 0; i < count; ++i) sliver[i] = bfloat16_to_float(bfloat16_bits(sliver[i]));
+        round_to_bfloat16(sliver, pack_rows(a, k, row_begin, row_end, k_begin, k_end, sliver, height, pad));
     }
 
     const char* at(std::size_t k) const { return reinterpret_cast<const char*>(data + k / 2 * width); }
@@ -261,27 +276,22 @@ HWY_INLINE void prefetch_due(prefetch_range range, std::size_t done, std::size_t
 }
 
 #ifdef CTFORMER_GEMM_BF16_DOT
+inline float* pairs_buffer();  // after kSliverFloats
+
 // bf16 pairs for AVX512-BF16's dot products (bf16_dot.hpp), which run a tile's whole K block
 // (multiply_block); A is packed as pairs too: row r's values of steps 2s and 2s + 1 at [s · rows + r] of its tile.
 struct bf16_dot_panel {
     static_assert(HWY_LANES(float) == bf16_dot::kLanes);
     using a_type = std::uint32_t;
     static std::size_t a_steps(std::size_t steps) { return divide_up(steps, 2); }
+    // Each row's steps converted to pairs (bf16_dot::to_pairs), then tile by tile pair-major as
+    // pack_rows packs fp32 steps (the pairs' bits moved as floats).
     static void pack(const float* a, std::size_t k, std::size_t row_begin, std::size_t row_end, std::size_t k_begin,
                      std::size_t k_end, float* sliver, std::size_t height = kRows, bool pad = false) {
-        auto* pairs = reinterpret_cast<std::uint32_t*>(sliver);
-        const even_tiles tiles(row_end - row_begin, height);
-        const std::size_t steps = a_steps(k_end - k_begin);
-        for (std::size_t t = 0, row = row_begin; t < tiles.count; row += tiles.rows(t++)) {
-            const std::size_t rows = tiles.rows(t), width = pad ? height : rows;
-            for (std::size_t r = 0; r < width; ++r)
-                for (std::size_t s = 0, kk = k_begin; s < steps; ++s, kk += 2) {
-                    const float* x = r < rows ? a + (row + r) * k : nullptr;
-                    const std::uint32_t high = x && kk + 1 < k_end ? bfloat16_bits(x[kk + 1]) : 0;
-                    pairs[s * width + r] = x ? bfloat16_bits(x[kk]) | high << 16 : 0;
-                }
-            pairs += steps * width;
-        }
+        const std::size_t rows = row_end - row_begin, pairs = a_steps(k_end - k_begin);
+        float* const converted = pairs_buffer();
+        for (std::size_t r = 0; r < rows; ++r) bf16_dot::to_pairs(a + (row_begin + r) * k + k_begin, k_end - k_begin, converted + r * pairs);
+        pack_rows(converted, pairs, 0, rows, 0, pairs, sliver, height, pad);
     }
 
     const std::uint32_t* data;
@@ -478,6 +488,15 @@ inline float* sliver_buffer() {
     thread_local const auto sliver = hwy::AllocateAligned<float>(kSliverFloats);
     if (!sliver) throw out_of_memory("a GEMM's packed rows", kSliverFloats * sizeof(float));
     return sliver.get();
+}
+
+// This thread's buffer for rows of A converted to bf16 pairs before they are packed: ⌈steps / 2⌉
+// of each row, at most the sliver's floats (a block's rows × steps fit it; with K of one step, as
+// many pairs as steps).
+inline float* pairs_buffer() {
+    thread_local const auto pairs = hwy::AllocateAligned<float>(kSliverFloats);
+    if (!pairs) throw out_of_memory("a GEMM's bf16 rows", kSliverFloats * sizeof(float));
+    return pairs.get();
 }
 
 inline std::size_t block_depth(const packed_weight& w, std::size_t rows) {
