@@ -35,13 +35,17 @@ inline bool available() {
 }
 
 #ifdef CTFORMER_BF16_DOT
+// The packed A's pairs, read as the floats whose bits they are were written (gemm-inl.h packs them
+// with the fp32 packing's transposes): a type that may alias them.
+using packed_pair = std::uint32_t __attribute__((may_alias));
+
 // sums[r][·] (Rows × 16·Vectors fp32, 64-byte aligned) += Σ over `pairs` pair steps of A's row r
 // pair · W's pairs: `a` holds Rows pairs a step (row r's values of steps 2s and 2s + 1), `w` a panel
 // row of `width` pairs a step, read from its vector 0; the `ahead_bytes` from `ahead` are prefetched
 // evenly over the steps, a line at a time (decoding's stream of W). vdpbf16ps's products are exact
 // in fp32; each sum rounds to nearest, subnormals flushed to zero.
 template <std::size_t Rows, std::size_t Vectors>
-CTFORMER_BF16_DOT_TARGET void tile(const std::uint32_t* a, const std::uint32_t* w, std::size_t width, std::size_t pairs,
+CTFORMER_BF16_DOT_TARGET void tile(const packed_pair* a, const std::uint32_t* w, std::size_t width, std::size_t pairs,
                                    float* sums, const char* ahead, std::size_t ahead_bytes) {
     __m512 acc[Rows][Vectors];
 #pragma GCC unroll 16
@@ -68,7 +72,6 @@ CTFORMER_BF16_DOT_TARGET void tile(const std::uint32_t* a, const std::uint32_t* 
 #pragma GCC unroll 16
         for (std::size_t v = 0; v < Vectors; ++v) _mm512_store_ps(sums + (r * Vectors + v) * kLanes, acc[r][v]);
 }
-#endif
 
 // x[0, n) rounded to bf16 (to the nearest, ties to even, as kernels::bfloat16_bits; subnormals
 // flushed to zero) as ⌈n/2⌉ pairs, x[2i] in pair i's low half and x[2i + 1] in its high one (zero
@@ -88,6 +91,7 @@ CTFORMER_BF16_DOT_TARGET inline void to_pairs(const float* x, std::size_t n, flo
     const __m512bh both = _mm512_cvtne2ps_pbh(_mm512_maskz_loadu_ps(high, x + i + kLanes), _mm512_maskz_loadu_ps(low, x + i));
     _mm512_mask_storeu_epi32(pairs + i / 2, static_cast<__mmask16>((1u << divide_up(left, 2)) - 1), (__m512i)both);
 }
+#endif
 
 // The peak of one core's vdpbf16ps, measured as kernels/peak-inl.h measures fp32's FMA: `steps`
 // rounds of one instruction on each of kChains independent chains (distinct starts, so that they

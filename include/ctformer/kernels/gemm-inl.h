@@ -282,7 +282,7 @@ inline float* pairs_buffer();  // after kSliverFloats
 // (multiply_block); A is packed as pairs too: row r's values of steps 2s and 2s + 1 at [s · rows + r] of its tile.
 struct bf16_dot_panel {
     static_assert(HWY_LANES(float) == bf16_dot::kLanes);
-    using a_type = std::uint32_t;
+    using a_type = bf16_dot::packed_pair;
     static std::size_t a_steps(std::size_t steps) { return divide_up(steps, 2); }
     // Each row's steps converted to pairs (bf16_dot::to_pairs), then tile by tile pair-major as
     // pack_rows packs fp32 steps (the pairs' bits moved as floats).
@@ -327,7 +327,7 @@ HWY_INLINE void multiply_block(const Panel& panel, const float* a, std::size_t k
 // The same with AVX512-BF16's dot products, a pair of steps at a time (k_begin even), in bf16_dot's
 // tile, which takes the sums through memory: a call per tile and K block.
 template <std::size_t Rows, std::size_t Vectors>
-HWY_INLINE void multiply_block(const bf16_dot_panel& panel, const std::uint32_t* a, std::size_t k_begin,
+HWY_INLINE void multiply_block(const bf16_dot_panel& panel, const bf16_dot::packed_pair* a, std::size_t k_begin,
                                std::size_t k_end, std::size_t first, prefetch_range ahead, V (&acc)[Rows][Vectors]) {
     const float_tag d;
     constexpr std::size_t lanes = bf16_dot::kLanes;

@@ -16,9 +16,10 @@ struct bind_options {
     // Refuse given tensors the model does not read (its inputs aside), as PyTorch's strict
     // load_state_dict does: a checkpoint of another model, or a name misspelt, fails loudly.
     bool strict = true;
-    // How every GEMM's W is kept (kernels/gemm.hpp): bf16 rounds it to the nearest bfloat16 (a BF16
-    // file's values are kept exactly), half the bytes read per token in decoding; the kernels widen
-    // it to fp32 and accumulate in fp32. Biases, LayerNorm parameters and embeddings stay fp32.
+    // What every GEMM computes in (kernels/gemm.hpp, docs/precision.md): bf16 rounds W (a BF16
+    // file's values are kept exactly) and the GEMM's input to the nearest bfloat16 and sums in fp32,
+    // with AVX512-BF16's dot products where the CPU has them; half the bytes read per token in
+    // decoding. Biases, norms, embeddings and the attention stay fp32.
     kernels::precision precision = kernels::precision::fp32;
 };
 
