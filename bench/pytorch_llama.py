@@ -92,24 +92,17 @@ def main():
 
     per_step = lambda batch: pytorch_decode.decode(model, batch, PROMPT, GENERATED, VOCABULARY, run_prompt)  # noqa: E731
     with torch.inference_mode():
-        for threads in (1, 2):
-            torch.set_num_threads(threads)
-            cache = model.cache(1)
-            print("pytorch/tinyllama/prefill512 threads:%d %.1f ms" % (threads, median_ms(lambda: model(prompt, cache, 0))),
-                  flush=True)
-        torch.set_num_threads(1)
-        for batch in (1, 8):
-            print("pytorch/tinyllama/decode8_after128 batch:%d %.1f ms/step" % (batch, per_step(batch)), flush=True)
-        model.to_bf16()
-        for threads in (1, 2):
-            torch.set_num_threads(threads)
-            cache = model.cache(1)
-            print("pytorch/tinyllama_bf16/prefill512 threads:%d %.1f ms" % (threads, median_ms(lambda: model(prompt, cache, 0))),
-                  flush=True)
-        torch.set_num_threads(1)
-        for batch in (1, 8):
-            print("pytorch/tinyllama_bf16/decode8_after128 batch:%d %.1f ms/step" % (batch, per_step(batch)), flush=True)
-
+        for name in ("tinyllama", "tinyllama_bf16"):
+            if name.endswith("_bf16"):
+                model.to_bf16()
+            for threads in (1, 2):
+                torch.set_num_threads(threads)
+                cache = model.cache(1)
+                print("pytorch/%s/prefill512 threads:%d %.1f ms" % (name, threads, median_ms(lambda: model(prompt, cache, 0))),
+                      flush=True)
+            torch.set_num_threads(1)
+            for batch in (1, 8):
+                print("pytorch/%s/decode8_after128 batch:%d %.1f ms/step" % (name, batch, per_step(batch)), flush=True)
 
 if __name__ == "__main__":
     main()
